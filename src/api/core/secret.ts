@@ -1,0 +1,99 @@
+import { fieldErrors, type FieldError } from '../../status/status-error.js';
+import { allVerbs, fieldLabelNotSupported, type KindDeclaration } from '../kind.js';
+import { typeAndMeta, type KObject } from '../meta.js';
+import { s } from '../schema.js';
+import { validateObjectMeta, validateObjectMetaUpdate } from '../validation/names.js';
+
+export interface SecretObject extends KObject {
+  type?: string;
+  data?: Record<string, string>;
+  stringData?: Record<string, string>;
+  immutable?: boolean;
+}
+
+const configKey = /^[-._a-zA-Z0-9]+$/;
+const maxSecretSize = 1024 * 1024;
+
+/** Keys each typed Secret must carry, as Kubernetes validates its kubernetes.io/* types. */
+const requiredKeys: Readonly<Record<string, readonly string[]>> = {
+  'orch.io/dockercfg': ['.dockercfg'],
+  'orch.io/dockerconfigjson': ['.dockerconfigjson'],
+  'orch.io/ssh-auth': ['ssh-privatekey'],
+  'orch.io/tls': ['tls.crt', 'tls.key'],
+};
+
+function validateSecret(obj: KObject): FieldError[] {
+  const secret = obj as SecretObject;
+  const errs = validateObjectMeta(obj.metadata, true, 'dns1123Subdomain');
+  let total = 0;
+  for (const [key, value] of Object.entries(secret.data ?? {})) {
+    if (key.length > 253) errs.push(fieldErrors.invalid(`data[${key}]`, key, 'must be no more than 253 characters'));
+    if (!configKey.test(key) || key === '.' || key === '..') {
+      errs.push(fieldErrors.invalid(`data[${key}]`, key,
+        key === '.' || key === '..' ? `must not be '${key}'` :
+        "a valid config key must consist of alphanumeric characters, '-', '_' or '.' (e.g. 'key.name',  or 'KEY_NAME',  or 'key-name', regex used for validation is '[-._a-zA-Z0-9]+')"));
+    }
+    total += Buffer.byteLength(value, 'base64');
+  }
+  if (total > maxSecretSize) errs.push(fieldErrors.tooLong('data', maxSecretSize));
+  const type = secret.type ?? 'Opaque';
+  for (const key of requiredKeys[type] ?? []) {
+    if (secret.data?.[key] === undefined) errs.push(fieldErrors.required(`data[${key}]`));
+  }
+  if (type === 'orch.io/service-account-token' && !obj.metadata.annotations?.['orch.io/service-account.name']) {
+    errs.push(fieldErrors.required('metadata.annotations[orch.io/service-account.name]'));
+  }
+  if (type === 'orch.io/basic-auth' && secret.data?.username === undefined && secret.data?.password === undefined) {
+    errs.push(fieldErrors.required('data[username]'), fieldErrors.required('data[password]'));
+  }
+  if (type === 'orch.io/dockerconfigjson' && secret.data?.['.dockerconfigjson'] !== undefined) {
+    try { JSON.parse(Buffer.from(secret.data['.dockerconfigjson'], 'base64').toString('utf8')); } catch (e) {
+      errs.push(fieldErrors.invalid('data[.dockerconfigjson]', '<secret contents redacted>', (e as Error).message));
+    }
+  }
+  return errs;
+}
+
+export const secretKind: KindDeclaration = {
+  group: '', version: 'v1', kind: 'Secret', listKind: 'SecretList',
+  resource: 'secrets', singular: 'secret', shortNames: [], namespaced: true,
+  verbs: allVerbs,
+  schema: s.struct('Secret', typeAndMeta({
+    immutable: s.boolean('Immutable, if set to true, ensures that data stored in the Secret cannot be updated (only object metadata can be modified).'),
+    data: s.map(s.bytes(), 'Data contains the secret data. Each key must consist of alphanumeric characters, \'-\', \'_\' or \'.\'. The serialized form of the secret data is a base64 encoded string.'),
+    stringData: s.map(s.string(), 'stringData allows specifying non-binary secret data in string form. It is provided as a write-only input field for convenience.'),
+    type: s.string('Used to facilitate programmatic handling of secret data.'),
+  }), 'Secret holds secret data of a certain type. The total bytes of the values in the Data field must be less than 1 MiB.'),
+  nameRule: 'dns1123Subdomain',
+  returnDeletedObject: false,
+  allowCreateOnUpdate: false,
+  fieldLabels: { type: (o) => (o as SecretObject).type ?? '' },
+  unknownFieldLabelMessage: fieldLabelNotSupported,
+  prepareForCreate(obj) { normalizeSecret(obj as SecretObject); },
+  prepareForUpdate(obj) { normalizeSecret(obj as SecretObject); },
+  validate: validateSecret,
+  validateUpdate(obj, old) {
+    const secret = obj as SecretObject;
+    const prev = old as SecretObject;
+    const errs = [...validateSecret(obj), ...validateObjectMetaUpdate(obj.metadata, old.metadata)];
+    if ((secret.type ?? 'Opaque') !== (prev.type ?? 'Opaque')) errs.push(fieldErrors.invalid('type', secret.type ?? '', 'field is immutable'));
+    if (prev.immutable === true) {
+      if (secret.immutable !== true) errs.push(fieldErrors.forbidden('immutable', 'field is immutable when `immutable` is set'));
+      if (JSON.stringify(secret.data ?? {}) !== JSON.stringify(prev.data ?? {})) {
+        errs.push(fieldErrors.forbidden('data', 'field is immutable when `immutable` is set'));
+      }
+    }
+    return errs;
+  },
+};
+
+/** stringData is write-only: it is folded into data (winning over it) and never stored. */
+function normalizeSecret(secret: SecretObject): void {
+  if (secret.stringData) {
+    const data = { ...(secret.data ?? {}) };
+    for (const [k, v] of Object.entries(secret.stringData)) data[k] = Buffer.from(v, 'utf8').toString('base64');
+    secret.data = data;
+    delete secret.stringData;
+  }
+  if (!secret.type) secret.type = 'Opaque';
+}

@@ -1,0 +1,74 @@
+/**
+ * A kind's behaviour, declared once. Routing, discovery, decoding, validation, storage, field
+ * selectors and managed fields all read this; none of them special-cases a kind.
+ */
+import type { FieldError } from '../status/status-error.js';
+import type { KObject } from './meta.js';
+import type { StructSchema } from './schema.js';
+import type { NameRule } from './validation/names.js';
+
+export type Verb = 'get' | 'list' | 'watch' | 'create' | 'update' | 'patch' | 'delete' | 'deletecollection';
+export const allVerbs: readonly Verb[] = ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'];
+
+export interface StrategyContext {
+  /** wall-clock milliseconds of the request, so that one request stamps one time */
+  now: number;
+}
+
+export interface KindDeclaration {
+  group: string;             // '' for the core group
+  version: string;
+  kind: string;
+  listKind: string;
+  resource: string;          // plural, as in URLs
+  singular: string;
+  shortNames: readonly string[];
+  categories?: readonly string[];
+  namespaced: boolean;
+  verbs: readonly Verb[];
+  schema: StructSchema;
+  nameRule: NameRule;
+  /** DELETE answers with the deleted object (true) or a Success Status (false), per kind in Kubernetes */
+  returnDeletedObject: boolean;
+  /** PUT of a missing object creates it (answering 201) */
+  allowCreateOnUpdate: boolean;
+  /** storage lifetime after each write (a lease in etcd terms), e.g. Events' --event-ttl */
+  ttlMs?: (config: { eventTtlMs: number }) => number;
+  /** Fields a field selector may name besides metadata.name / metadata.namespace */
+  fieldLabels: Readonly<Record<string, (obj: KObject) => string | undefined>>;
+  /** the error text for a field selector naming an unsupported field, as the kind's conversion func words it */
+  unknownFieldLabelMessage(field: string): string;
+  /** defaulting and normalization of a new object (server-owned fields are set by the registry) */
+  prepareForCreate?(obj: KObject, ctx: StrategyContext): void;
+  /** defaulting on update; `old` is the stored object */
+  prepareForUpdate?(obj: KObject, old: KObject, ctx: StrategyContext): void;
+  /**
+   * Subresources served below the object (`status`, `finalize`): each turns the submitted object
+   * and the stored one into what is written, so that a subresource changes only its own part.
+   */
+  subresources?: Readonly<Record<string, (submitted: KObject, stored: KObject) => KObject>>;
+  /** Lifecycle beyond metadata.finalizers, such as a namespace's spec.finalizers */
+  deletion?: {
+    /** called when deletion is first requested (e.g. phase Terminating) */
+    markTerminating(obj: KObject): void;
+    /** true while the object must stay although metadata.finalizers is empty */
+    blocksRemoval(obj: KObject): boolean;
+  };
+  /** names that can never be deleted (the system namespaces) */
+  undeletable?: ReadonlySet<string>;
+  validate(obj: KObject): FieldError[];
+  validateUpdate(obj: KObject, old: KObject): FieldError[];
+}
+
+export function apiVersionOf(k: Pick<KindDeclaration, 'group' | 'version'>): string {
+  return k.group ? `${k.group}/${k.version}` : k.version;
+}
+
+/** The message DefaultMetaV1FieldSelectorConversion returns for kinds without their own field labels. */
+export function defaultUnknownFieldLabelMessage(field: string): string {
+  return `${JSON.stringify(field)} is not a known field selector: only "metadata.name", "metadata.namespace"`;
+}
+
+export function fieldLabelNotSupported(field: string): string {
+  return `field label not supported: ${field}`;
+}

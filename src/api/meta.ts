@@ -1,0 +1,105 @@
+/** ObjectMeta and the reference types every kind shares, as declared in k8s.io/apimachinery. */
+import { s, type StructSchema, type Schema } from './schema.js';
+
+/** A stored or decoded object. Kinds refine it with their own fields. */
+export interface KObject {
+  apiVersion?: string;
+  kind?: string;
+  metadata: ObjectMeta;
+  [field: string]: unknown;
+}
+
+export interface ObjectMeta {
+  name?: string;
+  generateName?: string;
+  namespace?: string;
+  uid?: string;
+  resourceVersion?: string;
+  generation?: number;
+  creationTimestamp?: string;
+  deletionTimestamp?: string;
+  deletionGracePeriodSeconds?: number;
+  labels?: Record<string, string>;
+  annotations?: Record<string, string>;
+  ownerReferences?: OwnerReference[];
+  finalizers?: string[];
+  managedFields?: ManagedFieldsEntry[];
+  [field: string]: unknown;
+}
+
+export interface OwnerReference {
+  apiVersion: string; kind: string; name: string; uid: string; controller?: boolean; blockOwnerDeletion?: boolean;
+}
+
+export interface ManagedFieldsEntry {
+  manager?: string;
+  operation?: 'Apply' | 'Update';
+  apiVersion?: string;
+  time?: string;
+  fieldsType?: string;
+  fieldsV1?: Record<string, unknown>;
+  subresource?: string;
+}
+
+export const ownerReferenceSchema: StructSchema = s.struct('OwnerReference', {
+  apiVersion: s.string('API version of the referent.'),
+  kind: s.string('Kind of the referent.'),
+  name: s.string('Name of the referent.'),
+  uid: s.string('UID of the referent.'),
+  controller: s.boolean('If true, this reference points to the managing controller.'),
+  blockOwnerDeletion: s.boolean('If true, the owner cannot be deleted from storage until this reference is removed.'),
+});
+
+export const managedFieldsEntrySchema: StructSchema = s.struct('ManagedFieldsEntry', {
+  manager: s.string('Manager is an identifier of the workflow managing these fields.'),
+  operation: s.string('Operation is the type of operation which lead to this ManagedFieldsEntry being created: Apply or Update.'),
+  apiVersion: s.string('APIVersion defines the version of this resource that this field set applies to.'),
+  time: s.time('Time is the timestamp of when the ManagedFields entry was added.'),
+  fieldsType: s.string('FieldsType is the discriminator for the different fields format and version: FieldsV1.'),
+  fieldsV1: s.any('FieldsV1 holds the first JSON version format as described in the "FieldsV1" type.'),
+  subresource: s.string('Subresource is the name of the subresource used to update that object.'),
+});
+
+export const objectMetaSchema: StructSchema = s.struct('ObjectMeta', {
+  name: s.string('Name must be unique within a namespace.'),
+  generateName: s.string('An optional prefix used by the server to generate a unique name when Name is not provided.'),
+  namespace: s.string('Namespace defines the space within which each name must be unique.'),
+  selfLink: s.string('Deprecated: selfLink is a legacy read-only field that is no longer populated by the system.'),
+  uid: s.string('UID is the unique in time and space value for this object.'),
+  resourceVersion: s.string('An opaque value that represents the internal version of this object.'),
+  generation: s.int64('A sequence number representing a specific generation of the desired state.'),
+  creationTimestamp: s.time('Time at which this object was created, set by the server.'),
+  deletionTimestamp: s.time('Time at which this resource will be deleted, set by the server when a deletion is requested.'),
+  deletionGracePeriodSeconds: s.int64('Seconds allowed for this object to gracefully terminate before it is removed.'),
+  labels: s.map(s.string(), 'Map of string keys and values that can be used to organize and categorize objects.'),
+  annotations: s.map(s.string(), 'Unstructured key value map stored with a resource that may be set by external tools.'),
+  ownerReferences: s.mapList(ownerReferenceSchema, ['uid'], 'Objects depended on by this object.', { strategy: 'merge', mergeKey: 'uid' }),
+  finalizers: s.setList(s.string(), 'Must be empty before the object is deleted from the registry.'),
+  managedFields: s.atomicList(managedFieldsEntrySchema, 'Maps workflow-id and version to the set of fields that are managed by that workflow.'),
+});
+
+export const objectReferenceSchema: StructSchema = s.struct('ObjectReference', {
+  kind: s.string('Kind of the referent.'),
+  namespace: s.string('Namespace of the referent.'),
+  name: s.string('Name of the referent.'),
+  uid: s.string('UID of the referent.'),
+  apiVersion: s.string('API version of the referent.'),
+  resourceVersion: s.string('Specific resourceVersion to which this reference is made, if any.'),
+  fieldPath: s.string('If referring to a piece of an object instead of an entire object, a JSON path to it.'),
+});
+objectReferenceSchema.structType = 'atomic';
+
+export const localObjectReferenceSchema: StructSchema = s.struct('LocalObjectReference', {
+  name: s.string('Name of the referent.'),
+});
+localObjectReferenceSchema.structType = 'atomic';
+
+/** The top-level fields every kind has. */
+export function typeAndMeta(fields: Record<string, Schema>): Record<string, Schema> {
+  return {
+    apiVersion: s.string('APIVersion defines the versioned schema of this representation of an object.'),
+    kind: s.string('Kind is a string value representing the REST resource this object represents.'),
+    metadata: objectMetaSchema,
+    ...fields,
+  };
+}

@@ -1,0 +1,201 @@
+/**
+ * The field schema a kind declares once. Every generic layer reads it: the decoder below (types,
+ * unknown fields), managed fields and apply (list/map types), OpenAPI, the binary codecs.
+ */
+
+export type ListType = 'atomic' | 'set' | 'map';
+export type MapType = 'atomic' | 'granular';
+
+interface Described { description?: string }
+
+export type Schema =
+  | StringSchema
+  | ({ type: 'boolean' } & Described)
+  | ({ type: 'integer'; format: 'int32' | 'int64' } & Described)
+  | ({ type: 'time' } & Described)
+  | ({ type: 'microTime' } & Described)
+  | ({ type: 'bytes' } & Described)
+  | MapSchema
+  | ListSchema
+  | StructSchema
+  | ({ type: 'any' } & Described);
+
+export interface StringSchema extends Described { type: 'string' }
+export interface MapSchema extends Described { type: 'map'; values: Schema; mapType: MapType }
+export interface ListSchema extends Described {
+  type: 'list';
+  items: Schema;
+  listType: ListType;
+  listMapKeys?: readonly string[];
+  /** strategic-merge-patch markers, as Kubernetes' `patchStrategy` / `patchMergeKey` tags */
+  patchStrategy?: 'merge' | 'replace' | 'retainKeys' | 'merge,retainKeys';
+  patchMergeKey?: string;
+}
+export interface StructSchema extends Described {
+  type: 'struct';
+  /** Go type name, used in decode error messages as Kubernetes prints them */
+  goName: string;
+  fields: Readonly<Record<string, Schema>>;
+  structType?: MapType;
+  /** protobuf field numbers, as in Kubernetes' generated.proto for this message */
+  proto?: Readonly<Record<string, number>>;
+}
+
+/** Builders that keep declarations short and readable. */
+export const s = {
+  string: (description?: string): Schema => ({ type: 'string', description }),
+  boolean: (description?: string): Schema => ({ type: 'boolean', description }),
+  int32: (description?: string): Schema => ({ type: 'integer', format: 'int32', description }),
+  int64: (description?: string): Schema => ({ type: 'integer', format: 'int64', description }),
+  time: (description?: string): Schema => ({ type: 'time', description }),
+  microTime: (description?: string): Schema => ({ type: 'microTime', description }),
+  bytes: (description?: string): Schema => ({ type: 'bytes', description }),
+  any: (description?: string): Schema => ({ type: 'any', description }),
+  map: (values: Schema, description?: string, mapType: MapType = 'granular'): MapSchema =>
+    ({ type: 'map', values, mapType, description }),
+  struct: (goName: string, fields: Record<string, Schema>, description?: string): StructSchema =>
+    ({ type: 'struct', goName, fields, description }),
+  atomicList: (items: Schema, description?: string): ListSchema => ({ type: 'list', items, listType: 'atomic', description }),
+  setList: (items: Schema, description?: string): ListSchema => ({ type: 'list', items, listType: 'set', description }),
+  mapList: (items: Schema, keys: readonly string[], description?: string, patch?: { strategy: ListSchema['patchStrategy']; mergeKey: string }): ListSchema =>
+    ({ type: 'list', items, listType: 'map', listMapKeys: keys, patchStrategy: patch?.strategy, patchMergeKey: patch?.mergeKey, description }),
+};
+
+/** The Go type name of a schema node, as `json: cannot unmarshal ... of type X` prints it. */
+export function goTypeName(schema: Schema): string {
+  switch (schema.type) {
+    case 'string': return 'string';
+    case 'boolean': return 'bool';
+    case 'integer': return schema.format;
+    case 'time': return 'v1.Time';
+    case 'microTime': return 'v1.MicroTime';
+    case 'bytes': return '[]uint8';
+    case 'map': return `map[string]${goTypeName(schema.values)}`;
+    case 'list': return `[]${goTypeName(schema.items)}`;
+    case 'struct': return `v1.${schema.goName}`;
+    case 'any': return 'interface {}';
+  }
+}
+
+export class DecodeError extends Error {}
+
+export interface DecodeOutcome {
+  /** paths of fields the schema does not know, in Kubernetes' notation (`spec.foo`, `secrets[0].x`) */
+  unknownFields: string[];
+}
+
+function jsonTypeName(v: unknown): string {
+  if (Array.isArray(v)) return 'array';
+  if (v === null) return 'null';
+  if (typeof v === 'object') return 'object';
+  if (typeof v === 'boolean') return 'bool';
+  return typeof v;
+}
+
+const base64Pattern = /^[A-Za-z0-9+/]*={0,2}$/;
+const rfc3339 = /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/;
+
+/** Kubernetes serializes Time in UTC with second precision, MicroTime with six fractional digits. */
+export function formatTime(ms: number): string {
+  return new Date(Math.floor(ms / 1000) * 1000).toISOString().replace('.000Z', 'Z');
+}
+
+export function formatMicroTime(ms: number, micros = 0): string {
+  const iso = new Date(ms).toISOString();
+  return `${iso.slice(0, 19)}.${String(ms % 1000).padStart(3, '0')}${String(micros).padStart(3, '0')}Z`;
+}
+
+function normalizeTime(text: string, micro: boolean): string | undefined {
+  const m = rfc3339.exec(text);
+  if (!m) return undefined;
+  const ms = Date.parse(text);
+  if (Number.isNaN(ms)) return undefined;
+  if (!micro) return formatTime(ms);
+  const frac = (m[7] ?? '.').slice(1).padEnd(6, '0').slice(0, 6);
+  return `${new Date(ms).toISOString().slice(0, 19)}.${frac}Z`;
+}
+
+function invalidBase64Offset(text: string): number {
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    const ok = (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || (c >= 48 && c <= 57) || c === 43 || c === 47 || c === 61;
+    if (!ok) return i;
+  }
+  return text.length - (text.length % 4);
+}
+
+/**
+ * Checks `value` against `schema` and returns a normalized copy: nulls dropped (as Go's decoder
+ * leaves zero values), times canonical, unknown fields removed and reported. Throws DecodeError
+ * with the text Go's decoder would produce for a type mismatch.
+ */
+export function decodeValue(schema: Schema, value: unknown, path: string, owner: string, outcome: DecodeOutcome): unknown {
+  const mismatch = (): DecodeError => new DecodeError(
+    `cannot unmarshal ${jsonTypeName(value)} into Go struct field ${owner}.${path} of type ${goTypeName(schema)}`);
+  switch (schema.type) {
+    case 'string':
+      if (typeof value !== 'string') throw mismatch();
+      return value;
+    case 'boolean':
+      if (typeof value !== 'boolean') throw mismatch();
+      return value;
+    case 'integer': {
+      if (typeof value !== 'number') throw mismatch();
+      const limit = schema.format === 'int32' ? 2 ** 31 : 2 ** 63;
+      if (!Number.isInteger(value) || value >= limit || value < -limit) {
+        throw new DecodeError(`cannot unmarshal number ${value} into Go struct field ${owner}.${path} of type ${schema.format}`);
+      }
+      return value;
+    }
+    case 'time': case 'microTime': {
+      if (typeof value !== 'string') throw mismatch();
+      const normalized = normalizeTime(value, schema.type === 'microTime');
+      if (normalized === undefined) {
+        throw new DecodeError(`parsing time ${JSON.stringify(value)} as "2006-01-02T15:04:05Z07:00": cannot parse ${JSON.stringify(value)} as "2006"`);
+      }
+      return normalized;
+    }
+    case 'bytes':
+      if (typeof value !== 'string') throw mismatch();
+      if (value.length % 4 !== 0 || !base64Pattern.test(value)) {
+        throw new DecodeError(`illegal base64 data at input byte ${invalidBase64Offset(value)}`);
+      }
+      return value;
+    case 'any':
+      return value;
+    case 'map': {
+      if (typeof value !== 'object' || Array.isArray(value)) throw mismatch();
+      const out: Record<string, unknown> = {};
+      for (const [k, v] of Object.entries(value as Record<string, unknown>)) {
+        if (v === null) continue;
+        out[k] = decodeValue(schema.values, v, `${path}.${k}`, owner, outcome);
+      }
+      return out;
+    }
+    case 'list': {
+      if (!Array.isArray(value)) throw mismatch();
+      const out = new Array<unknown>(value.length);
+      for (let i = 0; i < value.length; i++) {
+        // a null element of a struct list decodes to a zero struct in Go
+        const item = value[i] === null && schema.items.type === 'struct' ? {} : value[i];
+        out[i] = decodeValue(schema.items, item, `${path}[${i}]`, owner, outcome);
+      }
+      return out;
+    }
+    case 'struct': {
+      if (typeof value !== 'object' || Array.isArray(value)) throw mismatch();
+      const out: Record<string, unknown> = {};
+      for (const [k, v] of Object.entries(value as Record<string, unknown>)) {
+        const fieldSchema = schema.fields[k];
+        const fieldPath = path ? `${path}.${k}` : k;
+        if (fieldSchema === undefined) {
+          outcome.unknownFields.push(fieldPath);
+          continue;
+        }
+        if (v === null) continue;
+        out[k] = decodeValue(fieldSchema, v, fieldPath, schema.goName, outcome);
+      }
+      return out;
+    }
+  }
+}

@@ -1,0 +1,129 @@
+/**
+ * Name, label and annotation rules with the exact wording of
+ * k8s.io/apimachinery/pkg/util/validation, since clients show these messages to people.
+ */
+import { fieldErrors, type FieldError } from '../../status/status-error.js';
+import type { ObjectMeta } from '../meta.js';
+
+const dns1123LabelFmt = '[a-z0-9]([-a-z0-9]*[a-z0-9])?';
+const dns1123SubdomainFmt = `${dns1123LabelFmt}(\\.${dns1123LabelFmt})*`;
+const dns1123Label = new RegExp(`^${dns1123LabelFmt}$`);
+const dns1123Subdomain = new RegExp(`^${dns1123SubdomainFmt}$`);
+const qualifiedNameFmt = '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]';
+const qualifiedName = new RegExp(`^${qualifiedNameFmt}$`);
+const labelValue = new RegExp(`^(${qualifiedNameFmt})?$`);
+
+function maxLenError(n: number): string { return `must be no more than ${n} characters`; }
+
+export function isDns1123Label(value: string): string[] {
+  const errs: string[] = [];
+  if (value.length > 63) errs.push(maxLenError(63));
+  if (!dns1123Label.test(value)) {
+    errs.push(`a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '${dns1123LabelFmt}')`);
+  }
+  return errs;
+}
+
+export function isDns1123Subdomain(value: string): string[] {
+  const errs: string[] = [];
+  if (value.length > 253) errs.push(maxLenError(253));
+  if (!dns1123Subdomain.test(value)) {
+    errs.push(`a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '${dns1123SubdomainFmt}')`);
+  }
+  return errs;
+}
+
+/** A label or annotation key: an optional DNS-subdomain prefix and a name of at most 63 characters. */
+export function isQualifiedName(value: string): string[] {
+  const errs: string[] = [];
+  const parts = value.split('/');
+  let name: string;
+  if (parts.length === 1) {
+    name = parts[0];
+  } else if (parts.length === 2) {
+    const [prefix, rest] = parts;
+    name = rest;
+    if (prefix.length === 0) errs.push(`prefix part must be non-empty`);
+    else for (const msg of isDns1123Subdomain(prefix)) errs.push(`prefix part ${msg}`);
+  } else {
+    return [`a qualified name must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '${qualifiedNameFmt}') with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')`];
+  }
+  if (name.length === 0) errs.push('name part must be non-empty');
+  else if (name.length > 63) errs.push(`name part ${maxLenError(63)}`);
+  if (name.length > 0 && !qualifiedName.test(name)) {
+    errs.push(`name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '${qualifiedNameFmt}')`);
+  }
+  return errs;
+}
+
+export function isValidLabelValue(value: string): string[] {
+  const errs: string[] = [];
+  if (value.length > 63) errs.push(maxLenError(63));
+  if (!labelValue.test(value)) {
+    errs.push(`a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for validation is '(${qualifiedNameFmt})?')`);
+  }
+  return errs;
+}
+
+export type NameRule = 'dns1123Subdomain' | 'dns1123Label';
+const nameRules: Record<NameRule, (v: string) => string[]> = { dns1123Subdomain: isDns1123Subdomain, dns1123Label: isDns1123Label };
+
+const totalAnnotationSizeLimit = 256 * 1024;
+
+/** ValidateObjectMeta for a new or updated object of a kind. */
+export function validateObjectMeta(meta: ObjectMeta, namespaced: boolean, nameRule: NameRule): FieldError[] {
+  const errs: FieldError[] = [];
+  if (!meta.name) {
+    errs.push(fieldErrors.required('metadata.name', 'name or generateName is required'));
+  } else {
+    for (const msg of nameRules[nameRule](meta.name)) errs.push(fieldErrors.invalid('metadata.name', meta.name, msg));
+  }
+  if (meta.generateName) {
+    // generateName is validated as a name prefix: trailing '-' and '.' are allowed
+    const prefix = meta.generateName.replace(/[-.]+$/, '') || 'a';
+    for (const msg of nameRules[nameRule](prefix)) errs.push(fieldErrors.invalid('metadata.generateName', meta.generateName, msg));
+  }
+  if (namespaced) {
+    if (!meta.namespace) errs.push(fieldErrors.required('metadata.namespace', ''));
+    else for (const msg of isDns1123Label(meta.namespace)) errs.push(fieldErrors.invalid('metadata.namespace', meta.namespace, msg));
+  } else if (meta.namespace) {
+    errs.push(fieldErrors.forbidden('metadata.namespace', 'not allowed on this type'));
+  }
+  for (const [k, v] of Object.entries(meta.labels ?? {})) {
+    for (const msg of isQualifiedName(k)) errs.push(fieldErrors.invalid('metadata.labels', k, msg));
+    for (const msg of isValidLabelValue(v)) errs.push(fieldErrors.invalid('metadata.labels', v, msg));
+  }
+  let annotationBytes = 0;
+  for (const [k, v] of Object.entries(meta.annotations ?? {})) {
+    for (const msg of isQualifiedName(k.toLowerCase())) errs.push(fieldErrors.invalid('metadata.annotations', k, msg));
+    annotationBytes += Buffer.byteLength(k) + Buffer.byteLength(v);
+  }
+  if (annotationBytes > totalAnnotationSizeLimit) errs.push(fieldErrors.tooLong('metadata.annotations', totalAnnotationSizeLimit));
+  const seen = new Set<string>();
+  (meta.finalizers ?? []).forEach((f, i) => {
+    for (const msg of isQualifiedName(f)) errs.push(fieldErrors.invalid(`metadata.finalizers[${i}]`, f, msg));
+    if (seen.has(f)) errs.push(fieldErrors.duplicate(`metadata.finalizers[${i}]`, f));
+    seen.add(f);
+  });
+  (meta.ownerReferences ?? []).forEach((ref, i) => {
+    const p = `metadata.ownerReferences[${i}]`;
+    if (!ref.apiVersion) errs.push(fieldErrors.invalid(`${p}.apiVersion`, ref.apiVersion ?? '', 'version must not be empty'));
+    if (!ref.kind) errs.push(fieldErrors.invalid(`${p}.kind`, ref.kind ?? '', 'kind must not be empty'));
+    if (!ref.name) errs.push(fieldErrors.invalid(`${p}.name`, ref.name ?? '', 'name must not be empty'));
+    if (!ref.uid) errs.push(fieldErrors.invalid(`${p}.uid`, ref.uid ?? '', 'uid must not be empty'));
+  });
+  return errs;
+}
+
+/** Fields the server owns: a client may not change them on update. */
+export function validateObjectMetaUpdate(meta: ObjectMeta, old: ObjectMeta): FieldError[] {
+  const errs: FieldError[] = [];
+  const immutable = (field: 'name' | 'namespace' | 'uid' | 'creationTimestamp') => {
+    if (meta[field] !== old[field]) errs.push(fieldErrors.invalid(`metadata.${field}`, meta[field] ?? '', 'field is immutable'));
+  };
+  immutable('name');
+  immutable('namespace');
+  immutable('uid');
+  immutable('creationTimestamp');
+  return errs;
+}

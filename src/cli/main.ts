@@ -1,0 +1,43 @@
+#!/usr/bin/env node
+/** `orch-apiserver [flags]`: parses the command line, starts the server, drains on SIGTERM/SIGINT. */
+import pino from 'pino';
+import { startApiServer } from '../apiserver.js';
+import { FlagError, parseFlags } from '../config/flags.js';
+
+async function main(): Promise<void> {
+  let parsed;
+  try {
+    parsed = parseFlags(process.argv.slice(2));
+  } catch (err) {
+    if (err instanceof FlagError) {
+      process.stderr.write(`Error: ${err.message}\nRun 'orch-apiserver --help' for usage.\n`);
+      process.exit(1);
+    }
+    throw err;
+  }
+  if ('help' in parsed) {
+    process.stdout.write(parsed.help);
+    return;
+  }
+  const config = parsed.config;
+  const log = pino({ level: config.logLevel, base: { component: 'orch-apiserver' } }, pino.destination({ sync: false }));
+  const server = await startApiServer(config, log);
+  let signals = 0;
+  const stop = (signal: string) => {
+    signals++;
+    if (signals > 1) process.exit(1); // a second signal means: now
+    log.info({ signal }, 'received signal');
+    server.shutdown().then(() => { log.flush(); process.exit(0); }, (err: unknown) => {
+      log.error({ err }, 'shutdown failed');
+      log.flush();
+      process.exit(1);
+    });
+  };
+  process.on('SIGTERM', () => stop('SIGTERM'));
+  process.on('SIGINT', () => stop('SIGINT'));
+}
+
+main().catch((err: unknown) => {
+  process.stderr.write(`Error: ${(err as Error)?.stack ?? String(err)}\n`);
+  process.exit(1);
+});

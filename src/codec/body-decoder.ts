@@ -1,0 +1,82 @@
+/**
+ * Turns a request body into an object of the kind the URL names: parse (JSON or YAML), check
+ * apiVersion/kind, decode against the kind's schema, and handle unknown fields per
+ * `fieldValidation` (Strict: 400; Warn: warnings; Ignore: dropped), with kube-apiserver's messages.
+ */
+import * as yaml from 'js-yaml';
+import { apiVersionOf, type KindDeclaration } from '../api/kind.js';
+import type { KObject } from '../api/meta.js';
+import { DecodeError, decodeValue, type DecodeOutcome } from '../api/schema.js';
+import { errors } from '../status/status-error.js';
+import type { Encoding } from './media-types.js';
+
+export type FieldValidation = 'Strict' | 'Warn' | 'Ignore';
+
+export interface DecodedBody { object: KObject; warnings: string[] }
+
+function parse(body: Buffer, encoding: Encoding, target: KindDeclaration): unknown {
+  const text = body.toString('utf8');
+  const unrecognized = (why: string) => {
+    const summary = text.length > 80 ? `${text.slice(0, 80)}...` : text;
+    return errors.badRequest(`the object provided is unrecognized (must be of type ${target.kind}): ${why} (${summary})`);
+  };
+  if (encoding === 'yaml') {
+    try {
+      return yaml.load(text, { schema: yaml.JSON_SCHEMA });
+    } catch (err) {
+      throw unrecognized(`couldn't get version/kind; yaml parse error: ${(err as Error).message.split('\n')[0]}`);
+    }
+  }
+  try {
+    return JSON.parse(text);
+  } catch (err) {
+    throw unrecognized(`couldn't get version/kind; json parse error: ${(err as Error).message}`);
+  }
+}
+
+/** Decodes a generic object body (DeleteOptions and the like) without a kind schema. */
+export function parseBody(body: Buffer, encoding: Encoding, what: string): Record<string, unknown> {
+  const text = body.toString('utf8');
+  let value: unknown;
+  try {
+    value = encoding === 'yaml' ? yaml.load(text, { schema: yaml.JSON_SCHEMA }) : JSON.parse(text);
+  } catch (err) {
+    throw errors.badRequest(`error decoding ${what}: ${(err as Error).message.split('\n')[0]}`);
+  }
+  if (!value || typeof value !== 'object' || Array.isArray(value)) throw errors.badRequest(`error decoding ${what}: not an object`);
+  return value as Record<string, unknown>;
+}
+
+export function decodeBody(target: KindDeclaration, body: Buffer, encoding: Encoding, validation: FieldValidation): DecodedBody {
+  const raw = parse(body, encoding, target);
+  const expected = apiVersionOf(target);
+  if (!raw || typeof raw !== 'object' || Array.isArray(raw)) {
+    throw errors.badRequest(`the object provided is unrecognized (must be of type ${target.kind}): couldn't get version/kind; json parse error: json: cannot unmarshal ${Array.isArray(raw) ? 'array' : typeof raw} into Go value of type struct { APIVersion string "json:\\"apiVersion,omitempty\\""; Kind string "json:\\"kind,omitempty\\"" }`);
+  }
+  const input = raw as Record<string, unknown>;
+  const bodyKind = typeof input.kind === 'string' && input.kind ? input.kind : target.kind;
+  const bodyVersion = typeof input.apiVersion === 'string' && input.apiVersion ? input.apiVersion : expected;
+  const shortVersion = bodyVersion.includes('/') ? bodyVersion.split('/')[1] : bodyVersion;
+  const cannotHandle = (why: string) => errors.badRequest(`${bodyKind} in version ${JSON.stringify(shortVersion)} cannot be handled as a ${target.kind}: ${why}`);
+  if (bodyKind !== target.kind) {
+    throw cannotHandle(`converting (${shortVersion}.${bodyKind}) to (${target.kind}): unknown conversion`);
+  }
+  if (bodyVersion !== expected) {
+    if (bodyVersion.split('/')[0] === expected.split('/')[0] || !bodyVersion.includes('/')) {
+      throw cannotHandle(`no kind ${JSON.stringify(bodyKind)} is registered for version ${JSON.stringify(bodyVersion)} in scheme`);
+    }
+    throw errors.badRequest(`the API version in the data (${bodyVersion}) does not match the expected API version (${expected})`);
+  }
+  const outcome: DecodeOutcome = { unknownFields: [] };
+  let object: KObject;
+  try {
+    object = decodeValue(target.schema, input, '', target.schema.goName, outcome) as KObject;
+  } catch (err) {
+    if (err instanceof DecodeError) throw cannotHandle(err.message);
+    throw err;
+  }
+  object.metadata ??= {};
+  const unknown = outcome.unknownFields.map((f) => `unknown field ${JSON.stringify(f)}`);
+  if (unknown.length > 0 && validation === 'Strict') throw cannotHandle(`strict decoding error: ${unknown.join(', ')}`);
+  return { object, warnings: validation === 'Warn' ? unknown : [] };
+}

@@ -1,0 +1,96 @@
+/**
+ * Empties terminating namespaces: deletes every namespaced object in them, and once nothing is
+ * left removes the `orch` spec finalizer, which lets the registry remove the namespace itself.
+ * Objects held by their own finalizers keep the namespace terminating until they go.
+ */
+import { namespaceFinalizer, type NamespaceObject } from '../api/core/namespace.js';
+import type { KindDeclaration } from '../api/kind.js';
+import type { ObjectStore, WriteContext } from '../registry/object-store.js';
+import type { ReadModel } from '../store/read-model.js';
+import { StatusError } from '../status/status-error.js';
+
+export const controllerManager = 'orch-controller-manager';
+
+export class NamespaceController {
+  private scheduled = false;
+  private running = false;
+  private again = false;
+  private readonly unsubscribe: () => void;
+
+  constructor(
+    private readonly readModel: ReadModel,
+    private readonly namespaces: ObjectStore,
+    private readonly namespacedStores: readonly ObjectStore[],
+    private readonly onError: (err: unknown) => void,
+  ) {
+    this.unsubscribe = readModel.onChange((changes) => {
+      // a namespace began terminating, or content of one went: look again
+      if (changes.some((c) => c.resource === 'namespaces' || c.type === 'DELETED')) this.schedule();
+    });
+    this.schedule();
+  }
+
+  stop(): void { this.unsubscribe(); }
+
+  private schedule(): void {
+    if (this.running) { this.again = true; return; }
+    if (this.scheduled) return;
+    this.scheduled = true;
+    setImmediate(() => { void this.run(); });
+  }
+
+  private async run(): Promise<void> {
+    this.scheduled = false;
+    this.running = true;
+    try {
+      const terminating: string[] = [];
+      this.readModel.table('namespaces').forEach((stored, name) => {
+        if (stored.object.metadata.deletionTimestamp) terminating.push(name);
+      });
+      for (const ns of terminating) await this.finalize(ns);
+    } catch (err) {
+      this.onError(err);
+    } finally {
+      this.running = false;
+      if (this.again) { this.again = false; this.schedule(); }
+    }
+  }
+
+  private context(): WriteContext {
+    return { now: Date.now(), dryRun: false, manager: controllerManager };
+  }
+
+  private async finalize(namespace: string): Promise<void> {
+    let remaining = 0;
+    for (const store of this.namespacedStores) {
+      const items: string[] = [];
+      this.readModel.table(store.kind.resource).forRange(`${namespace}/`, `${namespace}0`, false, (_k, v) => {
+        if (!v.object.metadata.deletionTimestamp) items.push(v.object.metadata.name as string);
+        remaining++;
+      });
+      for (const name of items) {
+        try {
+          await store.delete(namespace, name, {}, this.context());
+        } catch (err) {
+          if (!(err instanceof StatusError && err.reason === 'NotFound')) throw err;
+        }
+      }
+    }
+    // count again: deletes answered in between; objects still present wait on their own finalizers
+    remaining = 0;
+    for (const store of this.namespacedStores) {
+      this.readModel.table(store.kind.resource).forRange(`${namespace}/`, `${namespace}0`, false, () => { remaining++; });
+    }
+    if (remaining > 0) return;
+    await this.namespaces.modify(undefined, namespace, this.context(), (ns) => {
+      const spec = (ns as NamespaceObject).spec;
+      if (!spec?.finalizers?.includes(namespaceFinalizer)) return undefined;
+      spec.finalizers = spec.finalizers.filter((f) => f !== namespaceFinalizer);
+      return ns;
+    }, 'finalize');
+  }
+}
+
+export function namespacedKinds(kinds: readonly KindDeclaration[]): KindDeclaration[] {
+  return kinds.filter((k) => k.namespaced);
+}

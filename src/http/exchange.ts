@@ -1,0 +1,134 @@
+/**
+ * One request and its response, whichever HTTP version carried it, and the writing of bodies:
+ * objects, lists and Status errors in the negotiated encoding.
+ */
+import type { Http2ServerRequest, Http2ServerResponse } from 'node:http2';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import * as yaml from 'js-yaml';
+import type { UserInfo } from '../auth/user.js';
+import type { KObject } from '../api/meta.js';
+import { StoredObject } from '../store/read-model.js';
+import { StatusError } from '../status/status-error.js';
+import { negotiateResponse, type Negotiated } from './negotiation.js';
+
+export type Request = IncomingMessage | Http2ServerRequest;
+export type Response = ServerResponse | Http2ServerResponse;
+
+export class Exchange {
+  readonly warnings: string[] = [];
+  user: UserInfo | undefined;
+  private negotiatedCache: Negotiated | undefined;
+
+  constructor(
+    readonly req: Request,
+    readonly res: Response,
+    readonly path: string,
+    readonly query: URLSearchParams,
+    readonly now: number,
+  ) {}
+
+  /** The response encoding; throws 406 when the client accepts nothing we offer. */
+  get negotiated(): Negotiated {
+    if (this.negotiatedCache) return this.negotiatedCache;
+    const n = negotiateResponse(header(this.req, 'accept'));
+    const prettyParam = this.query.get('pretty');
+    const agent = header(this.req, 'user-agent') ?? '';
+    // kube-apiserver indents for people: ?pretty, or a curl/wget user agent
+    const pretty = prettyParam !== null ? prettyParam === 'true' || prettyParam === '1' : n.pretty || /^(curl|wget)/i.test(agent);
+    return (this.negotiatedCache = { ...n, pretty });
+  }
+
+  get sent(): boolean { return this.res.headersSent; }
+
+  private headers(contentType: string, extra?: Readonly<Record<string, string>>): Record<string, string | string[]> {
+    const h: Record<string, string | string[]> = { 'content-type': contentType, 'cache-control': 'no-cache, private' };
+    if (this.warnings.length) h.warning = this.warnings.map((w) => `299 - ${JSON.stringify(w)}`);
+    if (extra) Object.assign(h, extra);
+    return h;
+  }
+
+  send(status: number, contentType: string, body: string, extra?: Readonly<Record<string, string>>): void {
+    if (this.res.headersSent) return;
+    const h = this.headers(contentType, extra);
+    h['content-length'] = String(Buffer.byteLength(body));
+    this.res.writeHead(status, h);
+    if (this.req.method === 'HEAD') this.res.end();
+    else this.res.end(body);
+  }
+
+  /** Sends an object; `stored` objects reuse their cached JSON. */
+  sendObject(status: number, obj: StoredObject | Readonly<KObject>): void {
+    const n = this.negotiated;
+    const object = obj instanceof StoredObject ? obj.object : obj;
+    if (n.encoding === 'yaml') { this.send(status, n.mediaType, yaml.dump(object, { lineWidth: -1 })); return; }
+    if (n.pretty) { this.send(status, n.mediaType, `${JSON.stringify(object, null, 2)}\n`); return; }
+    this.send(status, n.mediaType, `${obj instanceof StoredObject ? obj.json : JSON.stringify(obj)}\n`);
+  }
+
+  /** Sends a document that is not a stored object (discovery, version). */
+  sendDocument(status: number, doc: unknown): void {
+    const n = this.negotiated;
+    if (n.encoding === 'yaml') this.send(status, n.mediaType, yaml.dump(doc, { lineWidth: -1 }));
+    else this.send(status, n.mediaType, `${JSON.stringify(doc, null, n.pretty ? 2 : undefined)}\n`);
+  }
+
+  /** Sends a list envelope around items' cached JSON, without re-serializing them. */
+  sendList(kind: string, apiVersion: string, listMeta: Record<string, unknown>, items: readonly StoredObject[]): void {
+    const n = this.negotiated;
+    if (n.encoding === 'yaml' || n.pretty) {
+      const list = { kind, apiVersion, metadata: listMeta, items: items.map((i) => JSON.parse(i.itemJson) as unknown) };
+      this.send(200, n.mediaType, n.encoding === 'yaml' ? yaml.dump(list, { lineWidth: -1 }) : `${JSON.stringify(list, null, 2)}\n`);
+      return;
+    }
+    const parts = new Array<string>(items.length);
+    for (let i = 0; i < items.length; i++) parts[i] = items[i].itemJson;
+    this.send(200, n.mediaType, `{"kind":${JSON.stringify(kind)},"apiVersion":${JSON.stringify(apiVersion)},"metadata":${JSON.stringify(listMeta)},"items":[${parts.join(',')}]}\n`);
+  }
+
+  sendError(err: unknown): void {
+    const e = err instanceof StatusError ? err : new StatusError(500, 'InternalError', `Internal error occurred: ${(err as Error)?.message ?? String(err)}`);
+    let contentType = 'application/json';
+    let body = `${JSON.stringify(e.toStatus())}\n`;
+    if (e.code !== 406) {
+      try {
+        const n = this.negotiated;
+        if (n.encoding === 'yaml') { contentType = n.mediaType; body = yaml.dump(e.toStatus()); }
+      } catch { /* an unacceptable Accept still gets its Status in JSON */ }
+    }
+    this.send(e.code, contentType, body, e.headers);
+  }
+
+  sendSuccessStatus(details: Record<string, unknown>): void {
+    const status = { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', details };
+    const n = this.negotiated;
+    this.send(200, n.mediaType, n.encoding === 'yaml' ? yaml.dump(status) : `${JSON.stringify(status)}\n`);
+  }
+}
+
+export function header(req: Request, name: string): string | undefined {
+  const v = req.headers[name];
+  return Array.isArray(v) ? v.join(', ') : v;
+}
+
+/** Reads a request body up to `limit` bytes; past it, 413 as kube-apiserver answers. */
+export function readBody(req: Request, limit: number): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const declared = Number(header(req, 'content-length') ?? '0');
+    if (declared > limit) { reject(new StatusError(413, 'RequestEntityTooLarge', `Request entity too large: limit is ${limit}`)); return; }
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let done = false;
+    req.on('data', (chunk: Buffer) => {
+      if (done) return;
+      size += chunk.length;
+      if (size > limit) {
+        done = true;
+        reject(new StatusError(413, 'RequestEntityTooLarge', `Request entity too large: limit is ${limit}`));
+        return;
+      }
+      chunks.push(chunk);
+    });
+    req.on('end', () => { if (!done) { done = true; resolve(Buffer.concat(chunks, size)); } });
+    req.on('error', (err) => { if (!done) { done = true; reject(err); } });
+  });
+}

@@ -1,0 +1,67 @@
+/**
+ * Content negotiation: which encoding a response uses (Accept) and which decoder reads a body
+ * (Content-Type), as k8s.io/apiserver/pkg/endpoints/handlers/negotiation does.
+ */
+import { encodings, type Encoding } from '../codec/media-types.js';
+import { errors } from '../status/status-error.js';
+
+interface MediaRange { type: string; subtype: string; params: Map<string, string>; q: number }
+
+const responseTypes = encodings;
+
+export const supportedResponseMediaTypes = responseTypes.map((t) => t.mediaType);
+export const supportedBodyMediaTypes = encodings.map((t) => t.mediaType);
+
+export function parseMediaRanges(header: string): MediaRange[] {
+  const out: MediaRange[] = [];
+  for (const clause of header.split(',')) {
+    const [full, ...rawParams] = clause.split(';').map((p) => p.trim());
+    if (!full) continue;
+    const [type, subtype] = full.toLowerCase().split('/');
+    if (!type || !subtype) continue;
+    const params = new Map<string, string>();
+    let q = 1;
+    for (const p of rawParams) {
+      const eq = p.indexOf('=');
+      if (eq < 0) continue;
+      const k = p.slice(0, eq).trim().toLowerCase();
+      const v = p.slice(eq + 1).trim().replace(/^"|"$/g, '');
+      if (k === 'q') q = Number(v);
+      else params.set(k, v);
+    }
+    if (Number.isNaN(q) || q <= 0) continue;
+    out.push({ type, subtype, params, q });
+  }
+  // stable: equal q keeps the client's order
+  return out.map((r, i) => ({ r, i })).sort((a, b) => b.r.q - a.r.q || a.i - b.i).map(({ r }) => r);
+}
+
+/** Parameters a plain serializer honours; any other (as=Table, g, v ...) asks for a conversion we do not offer. */
+const plainParams = new Set(['pretty', 'stream', 'charset']);
+
+export interface Negotiated { encoding: Encoding; mediaType: string; pretty: boolean }
+
+/** Picks the response encoding; throws 406 when nothing acceptable is offered. */
+export function negotiateResponse(accept: string | undefined): Negotiated {
+  if (!accept || accept.trim() === '') return { encoding: 'json', mediaType: 'application/json', pretty: false };
+  for (const range of parseMediaRanges(accept)) {
+    if ([...range.params.keys()].some((k) => !plainParams.has(k))) continue;
+    const pretty = range.params.get('pretty') === '1' || range.params.get('pretty') === 'true';
+    for (const t of responseTypes) {
+      const [type, subtype] = t.mediaType.split('/');
+      if ((range.type === '*' || range.type === type) && (range.subtype === '*' || range.subtype === subtype)) {
+        return { encoding: t.encoding, mediaType: t.mediaType, pretty };
+      }
+    }
+  }
+  throw errors.notAcceptable(supportedResponseMediaTypes);
+}
+
+/** The decoder a body's Content-Type selects; a missing type means JSON. Throws 415. */
+export function negotiateBody(contentType: string | undefined): Encoding {
+  if (!contentType || contentType.trim() === '') return 'json';
+  const mediaType = contentType.split(';')[0].trim().toLowerCase();
+  if (mediaType === 'application/json') return 'json';
+  if (mediaType === 'application/yaml') return 'yaml';
+  throw errors.unsupportedMediaType(supportedBodyMediaTypes);
+}

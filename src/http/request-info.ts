@@ -1,0 +1,72 @@
+/**
+ * What a request path and method mean (k8s.io/apiserver's RequestInfoFactory): a resource
+ * request names group, version, namespace, resource, name and subresource, and has a verb;
+ * anything else is a non-resource request (health, version, discovery roots).
+ */
+
+export interface RequestInfo {
+  isResourceRequest: boolean;
+  path: string;
+  /** resource verbs (get, list, watch, create, ...) or the lower-cased method for non-resource requests */
+  verb: string;
+  apiPrefix?: 'api' | 'apis';
+  apiGroup: string;
+  apiVersion: string;
+  namespace: string;
+  resource: string;
+  subresource: string;
+  name: string;
+  /** the legacy /watch/ path form */
+  legacyWatch: boolean;
+}
+
+const namespaceSubresources = new Set(['status', 'finalize']);
+
+export function requestInfo(method: string, path: string, query: URLSearchParams): RequestInfo {
+  const info: RequestInfo = {
+    isResourceRequest: false, path, verb: method.toLowerCase(), apiGroup: '', apiVersion: '',
+    namespace: '', resource: '', subresource: '', name: '', legacyWatch: false,
+  };
+  let parts = path.replace(/^\/+|\/+$/g, '').split('/');
+  if (parts.length === 0 || (parts[0] !== 'api' && parts[0] !== 'apis')) return info;
+  info.apiPrefix = parts[0] as 'api' | 'apis';
+  parts = parts.slice(1);
+  if (info.apiPrefix === 'apis') {
+    if (parts.length < 3) return info; // /apis, /apis/<group>, /apis/<group>/<version>: discovery
+    info.apiGroup = parts[0];
+    parts = parts.slice(1);
+  } else if (parts.length < 2) {
+    return info; // /api, /api/v1: discovery
+  }
+  info.apiVersion = parts[0];
+  parts = parts.slice(1);
+  info.isResourceRequest = true;
+
+  if (parts[0] === 'watch') {
+    info.legacyWatch = true;
+    parts = parts.slice(1);
+  }
+  if (parts[0] === 'namespaces' && parts.length > 1) {
+    info.namespace = parts[1];
+    // /namespaces/<ns>/<resource>...; but /namespaces/<ns>/status is the namespace's own subresource
+    if (parts.length > 2 && !namespaceSubresources.has(parts[2])) parts = parts.slice(2);
+  }
+  info.resource = parts[0] ?? '';
+  if (parts.length >= 2) info.name = parts[1];
+  if (parts.length >= 3) info.subresource = parts[2];
+  if (parts.length > 3) info.subresource = parts.slice(2).join('/');
+
+  switch (method) {
+    case 'GET': case 'HEAD': info.verb = info.name ? 'get' : 'list'; break;
+    case 'POST': info.verb = 'create'; break;
+    case 'PUT': info.verb = 'update'; break;
+    case 'PATCH': info.verb = 'patch'; break;
+    case 'DELETE': info.verb = info.name ? 'delete' : 'deletecollection'; break;
+    default: info.verb = method.toLowerCase();
+  }
+  const watchParam = query.get('watch');
+  if (info.legacyWatch || ((info.verb === 'list' || info.verb === 'get') && (watchParam === 'true' || watchParam === '1'))) {
+    info.verb = 'watch';
+  }
+  return info;
+}

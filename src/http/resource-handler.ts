@@ -1,0 +1,133 @@
+/**
+ * The verbs on a resource path: decode and check what the client sent, call the kind's
+ * ObjectStore, and answer in the negotiated encoding.
+ */
+import { apiVersionOf, type KindDeclaration } from '../api/kind.js';
+import type { KObject } from '../api/meta.js';
+import { decodeBody, parseBody } from '../codec/body-decoder.js';
+import { managerFromUserAgent } from '../patch/managed-fields.js';
+import { parseResourceVersion, type ObjectStore, type WriteContext } from '../registry/object-store.js';
+import { errors } from '../status/status-error.js';
+import { header, readBody, type Exchange } from './exchange.js';
+import { negotiateBody } from './negotiation.js';
+import { deleteOptionsFrom, parseListQuery, parseWriteQuery } from './query.js';
+import type { RequestInfo } from './request-info.js';
+import { serveWatch, type WatchDeps } from './watch-handler.js';
+
+export interface ResourceDeps extends WatchDeps {
+  stores: ReadonlyMap<KindDeclaration, ObjectStore>;
+  maxRequestBodyBytes: number;
+}
+
+/** Which verbs each path shape serves (kube-apiserver registers no route for the others: 405). */
+function allowedOnPath(kind: KindDeclaration, info: RequestInfo): boolean {
+  if (info.subresource) return ['get', 'update'].includes(info.verb);
+  const crossNamespace = kind.namespaced && !info.namespace;
+  if (crossNamespace) return info.verb === 'list' || info.verb === 'watch';
+  return kind.verbs.includes(info.verb as KindDeclaration['verbs'][number]);
+}
+
+export class ResourceHandler {
+  constructor(private readonly deps: ResourceDeps) {}
+
+  async serve(ex: Exchange, info: RequestInfo, kind: KindDeclaration): Promise<void> {
+    const store = this.deps.stores.get(kind) as ObjectStore;
+    if (kind.namespaced && info.name && !info.namespace) throw errors.pathNotFound();
+    if (!kind.namespaced && info.namespace && kind.resource !== 'namespaces') throw errors.pathNotFound();
+    if (info.subresource && !kind.subresources?.[info.subresource]) throw errors.pathNotFound();
+    if (!allowedOnPath(kind, info)) throw errors.methodNotAllowed();
+    const namespace = kind.namespaced ? info.namespace : undefined;
+
+    switch (info.verb) {
+      case 'get': return this.get(ex, store, namespace, info.name);
+      case 'list': return this.list(ex, store, kind, namespace);
+      case 'watch': return serveWatch(ex, info, kind, store, this.deps);
+      case 'create': return this.create(ex, store, kind, namespace);
+      case 'update': return this.update(ex, store, kind, namespace, info.name, info.subresource || undefined);
+      case 'delete': return this.delete(ex, store, namespace, info.name);
+      case 'deletecollection': return this.deleteCollection(ex, store, kind, namespace);
+      case 'patch':
+        throw errors.unsupportedMediaType(['application/json-patch+json', 'application/merge-patch+json', 'application/apply-patch+yaml', 'application/strategic-merge-patch+json']);
+      default: throw errors.methodNotAllowed();
+    }
+  }
+
+  private writeContext(ex: Exchange, manager: string | undefined, dryRun: boolean): WriteContext {
+    return { now: ex.now, dryRun, manager: manager ?? managerFromUserAgent(header(ex.req, 'user-agent')) };
+  }
+
+  private async decode(ex: Exchange, kind: KindDeclaration, validation: 'Strict' | 'Warn' | 'Ignore'): Promise<KObject> {
+    const encoding = negotiateBody(header(ex.req, 'content-type'));
+    const body = await readBody(ex.req, this.deps.maxRequestBodyBytes);
+    const decoded = decodeBody(kind, body, encoding, validation);
+    ex.warnings.push(...decoded.warnings);
+    return decoded.object;
+  }
+
+  private async get(ex: Exchange, store: ObjectStore, namespace: string | undefined, name: string): Promise<void> {
+    void ex.negotiated;
+    const rv = ex.query.get('resourceVersion');
+    if (rv && rv !== '0') await store.waitForRevision(parseResourceVersion(rv));
+    ex.sendObject(200, store.get(namespace, name));
+  }
+
+  private async list(ex: Exchange, store: ObjectStore, kind: KindDeclaration, namespace: string | undefined): Promise<void> {
+    void ex.negotiated;
+    const result = await store.list(parseListQuery(ex.query, namespace), ex.now);
+    const meta: Record<string, unknown> = { resourceVersion: String(result.revision) };
+    if (result.continue) meta.continue = result.continue;
+    if (result.remainingItemCount !== undefined) meta.remainingItemCount = result.remainingItemCount;
+    ex.sendList(kind.listKind, apiVersionOf(kind), meta, result.items);
+  }
+
+  /** The object's namespace must agree with the URL's; an empty one takes the URL's. */
+  private checkNamespace(obj: KObject, kind: KindDeclaration, namespace: string | undefined): void {
+    if (!kind.namespaced) { delete obj.metadata.namespace; return; }
+    if (obj.metadata.namespace && obj.metadata.namespace !== namespace) {
+      throw errors.badRequest('the namespace of the provided object does not match the namespace sent on the request');
+    }
+    obj.metadata.namespace = namespace;
+  }
+
+  private async create(ex: Exchange, store: ObjectStore, kind: KindDeclaration, namespace: string | undefined): Promise<void> {
+    void ex.negotiated;
+    const w = parseWriteQuery(ex.query, 'CreateOptions');
+    const obj = await this.decode(ex, kind, w.fieldValidation);
+    this.checkNamespace(obj, kind, namespace);
+    const created = await store.create(namespace, obj, this.writeContext(ex, w.fieldManager, w.dryRun));
+    ex.sendObject(201, created);
+  }
+
+  private async update(ex: Exchange, store: ObjectStore, kind: KindDeclaration, namespace: string | undefined, name: string, subresource?: string): Promise<void> {
+    void ex.negotiated;
+    const w = parseWriteQuery(ex.query, 'UpdateOptions');
+    const obj = await this.decode(ex, kind, w.fieldValidation);
+    if (obj.metadata.name !== name) {
+      throw errors.badRequest(`the name of the object (${obj.metadata.name ?? ''}) does not match the name on the URL (${name})`);
+    }
+    this.checkNamespace(obj, kind, namespace);
+    const { object, created } = await store.update(namespace, name, obj, this.writeContext(ex, w.fieldManager, w.dryRun), subresource);
+    ex.sendObject(created ? 201 : 200, object);
+  }
+
+  private async deleteOptions(ex: Exchange) {
+    const body = await readBody(ex.req, this.deps.maxRequestBodyBytes);
+    const parsed = body.length > 0 ? parseBody(body, negotiateBody(header(ex.req, 'content-type')), 'DeleteOptions') : undefined;
+    return deleteOptionsFrom(ex.query, parsed);
+  }
+
+  private async delete(ex: Exchange, store: ObjectStore, namespace: string | undefined, name: string): Promise<void> {
+    void ex.negotiated;
+    const { dryRun, options } = await this.deleteOptions(ex);
+    const outcome = await store.delete(namespace, name, options, this.writeContext(ex, undefined, dryRun));
+    if (outcome.kind === 'status') ex.sendSuccessStatus(outcome.details);
+    else ex.sendObject(200, outcome.object);
+  }
+
+  private async deleteCollection(ex: Exchange, store: ObjectStore, kind: KindDeclaration, namespace: string | undefined): Promise<void> {
+    void ex.negotiated;
+    const { dryRun, options } = await this.deleteOptions(ex);
+    const result = await store.deleteCollection(parseListQuery(ex.query, namespace), options, this.writeContext(ex, undefined, dryRun));
+    ex.sendList(kind.listKind, apiVersionOf(kind), { resourceVersion: String(result.revision) }, result.items);
+  }
+}

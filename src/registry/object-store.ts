@@ -1,0 +1,488 @@
+/**
+ * The generic registry: what create, get, list, update and delete mean for any kind, read from
+ * its declaration (k8s.io/apiserver's registry/generic Store). Reads come from the read model;
+ * writes go to the writer as compare-and-swap mutations and are retried when they raced.
+ */
+import { randomUUID } from 'node:crypto';
+import { apiVersionOf, type KindDeclaration, type StrategyContext } from '../api/kind.js';
+import type { KObject, ObjectMeta } from '../api/meta.js';
+import { formatTime } from '../api/schema.js';
+import type { FieldSelector } from '../api/selection/field-selector.js';
+import type { LabelSelector } from '../api/selection/label-selector.js';
+import { updateManagedFields } from '../patch/managed-fields.js';
+import { decodeContinue, encodeContinue, expiredContinue } from '../store/continue-token.js';
+import { StoredObject, tableOf, type ReadModel, type Table } from '../store/read-model.js';
+import type { SnapshotCache } from '../store/snapshot-cache.js';
+import { objectKey, type MutationResult } from '../store/storage.js';
+import type { WriterClient } from '../store/writer-client.js';
+import { errors, type GroupResource, StatusError } from '../status/status-error.js';
+
+export interface WriteContext extends StrategyContext {
+  dryRun: boolean;
+  /** the field manager recorded in managedFields */
+  manager: string;
+}
+
+export interface ListQuery {
+  namespace?: string;
+  labelSelector?: LabelSelector;
+  fieldSelector?: FieldSelector;
+  limit?: number;
+  continue?: string;
+  resourceVersion?: string;
+  resourceVersionMatch?: string;
+}
+
+export interface ListResult {
+  revision: number;
+  items: StoredObject[];
+  continue?: string;
+  remainingItemCount?: number;
+}
+
+export interface DeleteOptions {
+  preconditions?: { uid?: string; resourceVersion?: string };
+  gracePeriodSeconds?: number;
+  propagationPolicy?: string;
+}
+
+/** What a DELETE answers: the object (deleted or terminating) or, for some kinds, a Success Status. */
+export type DeleteOutcome =
+  | { kind: 'object'; object: Readonly<KObject>; deleted: boolean }
+  | { kind: 'status'; details: { name: string; group?: string; kind: string; uid?: string } };
+
+export interface RegistryDeps {
+  readModel: ReadModel;
+  writer: WriterClient;
+  snapshots: SnapshotCache;
+  config: { eventTtlMs: number };
+}
+
+/** How long a read for a revision the store has not reached waits before 504 (as Kubernetes). */
+const tooLargeResourceVersionWaitMs = 3000;
+const maxWriteAttempts = 16;
+const generatedSuffixChars = 'bcdfghjklmnpqrstvwxz2456789';
+const metaOrder: readonly (keyof ObjectMeta)[] = [
+  'name', 'generateName', 'namespace', 'selfLink', 'uid', 'resourceVersion', 'generation', 'creationTimestamp',
+  'deletionTimestamp', 'deletionGracePeriodSeconds', 'labels', 'annotations', 'ownerReferences', 'finalizers', 'managedFields',
+];
+
+function generateName(base: string): string {
+  let suffix = '';
+  for (let i = 0; i < 5; i++) suffix += generatedSuffixChars[Math.floor(Math.random() * generatedSuffixChars.length)];
+  return `${base.slice(0, 63 - 5)}${suffix}`;
+}
+
+type WriteFailure = Extract<MutationResult, { ok: false }>;
+
+export class ObjectStore {
+  readonly groupResource: GroupResource;
+  private readonly apiVersion: string;
+  private readonly fieldNames: ReadonlySet<string>;
+
+  constructor(readonly kind: KindDeclaration, private readonly deps: RegistryDeps) {
+    this.groupResource = { group: kind.group, resource: kind.resource };
+    this.apiVersion = apiVersionOf(kind);
+    this.fieldNames = new Set(['metadata.name', 'metadata.namespace', ...Object.keys(kind.fieldLabels)]);
+  }
+
+  private path(namespace: string | undefined, name: string): string {
+    return this.kind.namespaced ? `${namespace}/${name}` : name;
+  }
+
+  private key(namespace: string | undefined, name: string): string {
+    return objectKey(this.kind.resource, this.kind.namespaced ? namespace : undefined, name);
+  }
+
+  // ---- reads ---------------------------------------------------------------------------------
+
+  get(namespace: string | undefined, name: string): StoredObject {
+    const found = this.deps.readModel.get(this.kind.resource, this.path(namespace, name));
+    if (!found) throw errors.notFound(this.groupResource, name);
+    return found;
+  }
+
+  /** Field values a field selector may name, looked up lazily per object. */
+  fieldValue(obj: Readonly<KObject>, field: string): string | undefined {
+    if (field === 'metadata.name') return obj.metadata.name ?? '';
+    if (field === 'metadata.namespace') return obj.metadata.namespace ?? '';
+    return this.kind.fieldLabels[field]?.(obj as KObject);
+  }
+
+  /** Rejects selectors naming fields this kind cannot select on, with the kind's own wording. */
+  checkFieldSelector(selector: FieldSelector | undefined): void {
+    if (!selector || selector.empty) return;
+    try {
+      selector.checkFields(this.fieldNames, (f) => this.kind.unknownFieldLabelMessage(f));
+    } catch (err) {
+      throw errors.badRequest((err as Error).message);
+    }
+  }
+
+  matches(obj: Readonly<KObject>, labels?: LabelSelector, fields?: FieldSelector): boolean {
+    if (labels && !labels.empty && !labels.matches(obj.metadata.labels)) return false;
+    if (fields && !fields.empty && !fields.matches((f) => this.fieldValue(obj, f))) return false;
+    return true;
+  }
+
+  /** Waits (briefly) for the read model to reach `revision`, as a read for a future version must. */
+  async waitForRevision(revision: number): Promise<void> {
+    const rm = this.deps.readModel;
+    if (revision <= rm.revision) return;
+    let timer: NodeJS.Timeout | undefined;
+    const reached = await Promise.race([
+      rm.waitFor(revision).then(() => true),
+      new Promise<boolean>((r) => { timer = setTimeout(() => r(false), tooLargeResourceVersionWaitMs); }),
+    ]);
+    clearTimeout(timer);
+    if (!reached) {
+      throw errors.timeout(`Timeout: Too large resource version: ${revision}, current: ${rm.revision}`, 1,
+        [{ reason: 'ResourceVersionTooLarge', message: 'Too large resource version' }]);
+    }
+  }
+
+  /** The table a list reads, at the revision its resourceVersion semantics ask for. */
+  private async listSource(q: ListQuery, now: number): Promise<{ table: Table; revision: number; start?: string; live: boolean }> {
+    const rm = this.deps.readModel;
+    const resource = this.kind.resource;
+    if (q.continue) {
+      if (q.resourceVersion && q.resourceVersion !== '0') {
+        throw errors.badRequest('specifying resource version is not allowed when using continue');
+      }
+      const token = decodeContinue(q.continue);
+      const table = await this.tableAt(token.revision, now, true);
+      return { table, revision: token.revision, start: token.start, live: false };
+    }
+    const rv = q.resourceVersion ?? '';
+    if (rv === '' || rv === '0') return { table: rm.table(resource), revision: rm.revision, live: true };
+    const revision = parseResourceVersion(rv);
+    const exact = q.resourceVersionMatch === 'Exact' || (q.resourceVersionMatch === undefined && (q.limit ?? 0) > 0);
+    await this.waitForRevision(revision);
+    if (!exact || revision === rm.revision) return { table: rm.table(resource), revision: rm.revision, live: true };
+    return { table: await this.tableAt(revision, now, false), revision, live: false };
+  }
+
+  /** A past state: a kept snapshot, else the store's history, else 410. */
+  private async tableAt(revision: number, now: number, forContinue: boolean): Promise<Table> {
+    const rm = this.deps.readModel;
+    const resource = this.kind.resource;
+    if (revision === rm.revision) return rm.table(resource);
+    const kept = this.deps.snapshots.get(resource, revision, now);
+    if (kept) return kept;
+    const expired = () => forContinue ? expiredContinue()
+      : errors.expired(`too old resource version: ${revision} (${rm.compactRevision})`);
+    if (revision < rm.compactRevision || revision > rm.revision) throw expired();
+    const read = await this.deps.writer.readAt(`${resource}/`, revision);
+    if ('compacted' in read) throw expired();
+    const table = tableOf(read.items);
+    this.deps.snapshots.put(resource, revision, table, now);
+    return table;
+  }
+
+  async list(q: ListQuery, now: number): Promise<ListResult> {
+    this.checkFieldSelector(q.fieldSelector);
+    const source = await this.listSource(q, now);
+    const { table } = source;
+    // a namespace (from the path or pinned by a field selector) is one contiguous key range
+    const namespace = this.kind.namespaced ? (q.namespace || q.fieldSelector?.exactValue('metadata.namespace')) : undefined;
+    const lo = namespace ? `${namespace}/` : undefined;
+    const hi = namespace ? `${namespace}0` : undefined; // '0' is the character after '/'
+    const name = q.fieldSelector?.exactValue('metadata.name');
+    const limit = q.limit && q.limit > 0 ? q.limit : 0;
+    const filtered = Boolean((q.labelSelector && !q.labelSelector.empty) || (q.fieldSelector && !q.fieldSelector.empty));
+    const items: StoredObject[] = [];
+
+    if (name !== undefined && (namespace || !this.kind.namespaced) && !source.start) {
+      const one = table.get(this.kind.namespaced ? `${namespace}/${name}` : name);
+      if (one && this.matches(one.object, q.labelSelector, q.fieldSelector)) items.push(one);
+      return { revision: source.revision, items };
+    }
+
+    const from = source.start ?? lo;
+    let next: string | undefined;
+    table.forRange(from ?? table.minKey() ?? '', hi ?? '\uffff', false, (k, v) => {
+      if (!this.matches(v.object, q.labelSelector, q.fieldSelector)) return undefined;
+      if (limit && items.length === limit) { next = k; return { break: true }; }
+      items.push(v);
+      return undefined;
+    });
+    const result: ListResult = { revision: source.revision, items };
+    if (next !== undefined) {
+      result.continue = encodeContinue(source.revision, next);
+      if (source.live) this.deps.snapshots.put(this.kind.resource, source.revision, table.clone(), now);
+      if (!filtered) {
+        let remaining = 0;
+        table.forRange(next, hi ?? '\uffff', false, () => { remaining++; });
+        result.remainingItemCount = remaining;
+      }
+    }
+    return result;
+  }
+
+  // ---- writes --------------------------------------------------------------------------------
+
+  /** Puts an object in canonical field order (kind, apiVersion, metadata, then the schema's order). */
+  private canonical(obj: KObject): KObject {
+    const meta: ObjectMeta = {};
+    for (const k of metaOrder) if (obj.metadata[k] !== undefined) meta[k] = obj.metadata[k];
+    for (const [k, v] of Object.entries(obj.metadata)) if (meta[k] === undefined && v !== undefined) meta[k] = v;
+    const out: KObject = { kind: this.kind.kind, apiVersion: this.apiVersion, metadata: meta };
+    for (const field of Object.keys(this.kind.schema.fields)) {
+      if (field === 'kind' || field === 'apiVersion' || field === 'metadata') continue;
+      if (obj[field] !== undefined) out[field] = obj[field];
+    }
+    return out;
+  }
+
+  private ttl(): number | undefined {
+    return this.kind.ttlMs?.(this.deps.config);
+  }
+
+  private invalid(name: string, errs: ReturnType<KindDeclaration['validate']>): StatusError {
+    return errors.invalid({ group: this.kind.group, kind: this.kind.kind }, name, errs);
+  }
+
+  /** NamespaceLifecycle admission: new objects only in namespaces that exist and are not terminating. */
+  private admitNamespace(namespace: string, name: string): void {
+    const ns = this.deps.readModel.get('namespaces', namespace);
+    if (!ns) throw errors.notFound({ group: '', resource: 'namespaces' }, namespace);
+    const terminating = ns.object.metadata.deletionTimestamp || (ns.object.status as { phase?: string } | undefined)?.phase === 'Terminating';
+    if (terminating) {
+      throw errors.forbidden(this.groupResource, name,
+        `unable to create new content in namespace ${namespace} because it is being terminated`,
+        [{ reason: 'NamespaceTerminating', message: `namespace ${namespace} is being terminated`, field: 'metadata.namespace' }]);
+    }
+  }
+
+  /** Stamps server-owned fields, defaults, validates. Returns the object to store. */
+  private prepareCreate(body: KObject, namespace: string | undefined, ctx: WriteContext): KObject {
+    const obj = structuredClone(body);
+    const meta = obj.metadata ?? (obj.metadata = {});
+    if (this.kind.namespaced) meta.namespace = namespace;
+    if (meta.resourceVersion) {
+      // kube-apiserver's storage refuses this with a plain (500) error
+      throw new StatusError(500, 'InternalError', 'Internal error occurred: resourceVersion should not be set on objects to be created',
+        { causes: [{ message: 'resourceVersion should not be set on objects to be created' }] });
+    }
+    delete meta.deletionTimestamp;
+    delete meta.deletionGracePeriodSeconds;
+    delete meta.selfLink;
+    delete meta.generation;
+    this.kind.prepareForCreate?.(obj, ctx);
+    meta.uid = randomUUID();
+    meta.creationTimestamp = formatTime(ctx.now);
+    if (!meta.name && meta.generateName) meta.name = generateName(meta.generateName);
+    const errs = this.kind.validate(obj);
+    if (errs.length) throw this.invalid(meta.name ?? '', errs);
+    meta.managedFields = updateManagedFields(obj, undefined, { kind: this.kind, manager: ctx.manager, now: ctx.now, resetFields: this.resetFields() });
+    if (meta.managedFields.length === 0) delete meta.managedFields;
+    meta.resourceVersion = ''; // keeps the field's place; the commit's revision fills it
+    return this.canonical(obj);
+  }
+
+  private resetFields(): string[] {
+    return this.kind.subresources?.status ? ['f:status'] : [];
+  }
+
+  private failure(result: WriteFailure, name: string): StatusError {
+    switch (result.failure) {
+      case 'exists': return errors.alreadyExists(this.groupResource, name);
+      case 'notFound': return errors.notFound(this.groupResource, name);
+      case 'conflict': return errors.staleUpdate(this.groupResource, name);
+      default: return errors.serviceUnavailable(`storage is unavailable: ${result.message ?? 'unknown error'}`, 1);
+    }
+  }
+
+  /** Commits a prepared object; returns what the read model now holds (or the object, on dry run). */
+  private async commit(op: 'create' | 'update', obj: KObject, ctx: WriteContext, expectedRevision?: number): Promise<StoredObject | WriteFailure> {
+    if (ctx.dryRun) {
+      const out = structuredClone(obj);
+      if (op === 'create') delete out.metadata.resourceVersion;
+      return new StoredObject(out, 0);
+    }
+    const key = this.key(obj.metadata.namespace, obj.metadata.name as string);
+    const result = await this.deps.writer.submit({ op, key, value: JSON.stringify(obj), expectedRevision, ttlMs: this.ttl() }, obj);
+    if (!result.ok) return result;
+    return this.deps.readModel.get(this.kind.resource, this.path(obj.metadata.namespace, obj.metadata.name as string))
+      ?? new StoredObject(obj, result.revision);
+  }
+
+  async create(namespace: string | undefined, body: KObject, ctx: WriteContext): Promise<StoredObject> {
+    if (this.kind.namespaced) this.admitNamespace(namespace as string, body.metadata?.name ?? body.metadata?.generateName ?? '');
+    const usesGenerateName = !body.metadata?.name && Boolean(body.metadata?.generateName);
+    for (let attempt = 0; ; attempt++) {
+      const obj = this.prepareCreate(body, namespace, ctx);
+      const out = await this.commit('create', obj, ctx);
+      if (out instanceof StoredObject) return out;
+      // a generated name that collided is retried with a new one, as RetryGenerateName does
+      if (out.failure === 'exists' && usesGenerateName && attempt < 7) continue;
+      throw this.failure(out, obj.metadata.name as string);
+    }
+  }
+
+  /**
+   * PUT: replaces the object (or a subresource's part of it). Without a resourceVersion in the
+   * body the update is unconditional and retried when it races; with one, a mismatch is 409.
+   */
+  async update(namespace: string | undefined, name: string, body: KObject, ctx: WriteContext, subresource?: string): Promise<{ object: StoredObject; created: boolean }> {
+    const wanted = body.metadata?.resourceVersion;
+    for (let attempt = 0; attempt < maxWriteAttempts; attempt++) {
+      const current = this.deps.readModel.get(this.kind.resource, this.path(namespace, name));
+      if (!current) {
+        if (!this.kind.allowCreateOnUpdate || subresource) throw errors.notFound(this.groupResource, name);
+        if (wanted) throw errors.notFound(this.groupResource, name);
+        try {
+          return { object: await this.create(namespace, body, ctx), created: true };
+        } catch (err) {
+          if (err instanceof StatusError && err.reason === 'AlreadyExists') continue;
+          throw err;
+        }
+      }
+      if (wanted && wanted !== current.object.metadata.resourceVersion) throw errors.staleUpdate(this.groupResource, name);
+      const next = this.prepareUpdate(body, current.object, ctx, subresource);
+      const outcome = await this.writeUpdate(next, current, ctx);
+      if (outcome instanceof StoredObject) return { object: outcome, created: false };
+      if (outcome.failure === 'conflict' || outcome.failure === 'notFound') {
+        if (wanted) throw errors.staleUpdate(this.groupResource, name);
+        continue;
+      }
+      throw this.failure(outcome, name);
+    }
+    throw errors.staleUpdate(this.groupResource, name);
+  }
+
+  /**
+   * Changes an object by a function of its current state, retrying on races: how controllers
+   * and the registry itself update (GuaranteedUpdate). `mutate` returns undefined to skip.
+   */
+  async modify(namespace: string | undefined, name: string, ctx: WriteContext, mutate: (current: KObject) => KObject | undefined, subresource?: string): Promise<StoredObject | undefined> {
+    for (let attempt = 0; attempt < maxWriteAttempts; attempt++) {
+      const current = this.deps.readModel.get(this.kind.resource, this.path(namespace, name));
+      if (!current) return undefined;
+      const changed = mutate(structuredClone(current.object) as KObject);
+      if (!changed) return current;
+      const next = this.prepareUpdate(changed, current.object, ctx, subresource);
+      const outcome = await this.writeUpdate(next, current, ctx);
+      if (outcome instanceof StoredObject) return outcome;
+      if (outcome.failure === 'conflict') continue;
+      if (outcome.failure === 'notFound') return undefined;
+      throw this.failure(outcome, name);
+    }
+    throw errors.staleUpdate(this.groupResource, name);
+  }
+
+  private prepareUpdate(body: KObject, stored: Readonly<KObject>, ctx: WriteContext, subresource?: string): KObject {
+    const old = stored as KObject;
+    let obj = structuredClone(body);
+    obj.metadata ??= {};
+    const name = old.metadata.name as string;
+    if (subresource) {
+      const project = this.kind.subresources?.[subresource];
+      if (!project) throw errors.notFound(this.groupResource, name);
+      obj = project(obj, structuredClone(old));
+    } else {
+      this.kind.prepareForUpdate?.(obj, old, ctx);
+    }
+    const meta = obj.metadata;
+    // server-owned metadata follows the stored object whatever the body says
+    if (!meta.uid) meta.uid = old.metadata.uid;
+    meta.creationTimestamp = old.metadata.creationTimestamp;
+    meta.deletionTimestamp = old.metadata.deletionTimestamp;
+    meta.deletionGracePeriodSeconds = old.metadata.deletionGracePeriodSeconds;
+    meta.generation = old.metadata.generation;
+    if (this.kind.namespaced) meta.namespace ??= old.metadata.namespace;
+    const errs = this.kind.validateUpdate(obj, old);
+    if (errs.length) throw this.invalid(name, errs);
+    if (!meta.managedFields || meta.managedFields.length === 0) meta.managedFields = old.metadata.managedFields;
+    const base = { ...old, metadata: { ...old.metadata, managedFields: meta.managedFields } };
+    meta.managedFields = updateManagedFields(obj, base, { kind: this.kind, manager: ctx.manager, now: ctx.now, resetFields: subresource ? [] : this.resetFields() });
+    if (meta.managedFields.length === 0) delete meta.managedFields;
+    meta.resourceVersion = old.metadata.resourceVersion;
+    return this.canonical(obj);
+  }
+
+  /** Writes an update, or deletes the object when the update removed its last finalizer. */
+  private async writeUpdate(next: KObject, current: StoredObject, ctx: WriteContext): Promise<StoredObject | WriteFailure> {
+    if (JSON.stringify(next) === current.json) return current; // a no-op update writes nothing
+    const meta = next.metadata;
+    const removable = meta.deletionTimestamp && (meta.finalizers ?? []).length === 0 && !this.kind.deletion?.blocksRemoval(next);
+    if (removable) {
+      if (ctx.dryRun) return new StoredObject(next, current.revision);
+      const result = await this.deps.writer.submit({ op: 'delete', key: this.key(meta.namespace, meta.name as string), expectedRevision: current.revision });
+      if (!result.ok) return result;
+      const gone = structuredClone(next);
+      gone.metadata.resourceVersion = String(result.revision);
+      return new StoredObject(gone, result.revision);
+    }
+    return this.commit('update', next, ctx, current.revision);
+  }
+
+  async delete(namespace: string | undefined, name: string, options: DeleteOptions, ctx: WriteContext): Promise<DeleteOutcome> {
+    if (this.kind.undeletable?.has(name)) throw errors.forbidden(this.groupResource, name, 'this namespace may not be deleted');
+    for (let attempt = 0; attempt < maxWriteAttempts; attempt++) {
+      const current = this.get(namespace, name);
+      const obj = current.object;
+      const pre = options.preconditions;
+      if (pre?.uid !== undefined && pre.uid !== obj.metadata.uid) {
+        throw errors.conflict(this.groupResource, name, `Precondition failed: UID in precondition: ${pre.uid}, UID in object meta: ${obj.metadata.uid}`);
+      }
+      if (pre?.resourceVersion !== undefined && pre.resourceVersion !== obj.metadata.resourceVersion) {
+        throw errors.conflict(this.groupResource, name, `Precondition failed: ResourceVersion in precondition: ${pre.resourceVersion}, ResourceVersion in object meta: ${obj.metadata.resourceVersion}`);
+      }
+      if (obj.metadata.deletionTimestamp) {
+        // already terminating: deleting again changes nothing
+        return this.deletedOutcome(obj, false);
+      }
+      const pending = (obj.metadata.finalizers ?? []).length > 0 || Boolean(this.kind.deletion?.blocksRemoval(obj as KObject));
+      if (pending) {
+        const next = structuredClone(obj) as KObject;
+        next.metadata.deletionTimestamp = formatTime(ctx.now);
+        next.metadata.deletionGracePeriodSeconds = 0;
+        this.kind.deletion?.markTerminating(next);
+        if (ctx.dryRun) return { kind: 'object', object: next, deleted: false };
+        const out = await this.commit('update', this.canonical(next), ctx, current.revision);
+        if (out instanceof StoredObject) return { kind: 'object', object: out.object, deleted: false };
+        if (out.failure === 'conflict') continue;
+        throw this.failure(out, name);
+      }
+      if (ctx.dryRun) return this.deletedOutcome(obj, true);
+      const result = await this.deps.writer.submit({ op: 'delete', key: this.key(namespace, name), expectedRevision: current.revision });
+      if (result.ok) {
+        const last = structuredClone(obj) as KObject;
+        last.metadata.resourceVersion = String(result.revision);
+        return this.deletedOutcome(last, true);
+      }
+      if (result.failure === 'conflict') continue;
+      throw this.failure(result, name);
+    }
+    throw errors.staleUpdate(this.groupResource, name);
+  }
+
+  private deletedOutcome(obj: Readonly<KObject>, deleted: boolean): DeleteOutcome {
+    if (this.kind.returnDeletedObject) return { kind: 'object', object: obj, deleted };
+    const details: { name: string; group?: string; kind: string; uid?: string } = { name: obj.metadata.name as string, kind: this.kind.resource };
+    if (this.kind.group) details.group = this.kind.group;
+    if (obj.metadata.uid) details.uid = obj.metadata.uid;
+    return { kind: 'status', details };
+  }
+
+  /** DELETE on a collection: deletes every listed object and answers with the list as it was. */
+  async deleteCollection(q: ListQuery, options: DeleteOptions, ctx: WriteContext): Promise<ListResult> {
+    const listed = await this.list(q, ctx.now);
+    for (const item of listed.items) {
+      try {
+        await this.delete(item.object.metadata.namespace, item.object.metadata.name as string, options, ctx);
+      } catch (err) {
+        if (!(err instanceof StatusError && err.reason === 'NotFound')) throw err;
+      }
+    }
+    return listed;
+  }
+}
+
+export function parseResourceVersion(rv: string): number {
+  if (!/^[0-9]+$/.test(rv)) throw errors.badRequest(`invalid resource version: ${JSON.stringify(rv)}`);
+  const n = Number(rv);
+  if (!Number.isSafeInteger(n)) throw errors.badRequest(`invalid resource version: ${JSON.stringify(rv)}`);
+  return n;
+}

@@ -1,0 +1,181 @@
+/**
+ * The front thread's copy of storage: per resource, a sorted map from `namespace/name` to the
+ * current object, snapshot-able in O(1) (copy-on-write B+tree). Gets and lists are served from it
+ * without asking the writer. It applies committed events in revision order and tells listeners
+ * (watches, controllers) what changed, each change decoded once.
+ */
+import sortedBtree from 'sorted-btree';
+import type { KObject } from '../api/meta.js';
+import type { ChangeEvent, ChangeType, LoadedState, StoredItem } from './storage.js';
+
+// sorted-btree is CommonJS with the class on `default`
+const BTree = sortedBtree.default;
+type BTree<K, V> = InstanceType<typeof sortedBtree.default<K, V>>;
+
+/** One stored object as the read model holds it: parsed once, serialized at most once. */
+export class StoredObject {
+  private jsonCache: string | undefined;
+  private itemJsonCache: string | undefined;
+  constructor(readonly object: Readonly<KObject>, readonly revision: number) {}
+
+  /** the JSON every client of this object version receives, kind and apiVersion included */
+  get json(): string {
+    return (this.jsonCache ??= JSON.stringify(this.object));
+  }
+
+  /**
+   * The JSON of the object as an item of a built-in list, which carries no kind or apiVersion.
+   * Objects are stored with kind and apiVersion first, so this is a slice of `json`, not a second
+   * serialization.
+   */
+  get itemJson(): string {
+    if (this.itemJsonCache !== undefined) return this.itemJsonCache;
+    const json = this.json;
+    const { kind, apiVersion } = this.object;
+    const prefix = `{"kind":${JSON.stringify(kind)},"apiVersion":${JSON.stringify(apiVersion)},`;
+    if (json.startsWith(prefix)) {
+      this.itemJsonCache = `{${json.slice(prefix.length)}`;
+    } else {
+      const { kind: _k, apiVersion: _v, ...rest } = this.object;
+      this.itemJsonCache = JSON.stringify(rest);
+    }
+    return this.itemJsonCache;
+  }
+}
+
+export type Table = BTree<string, StoredObject>;
+
+/** A committed change as listeners see it: the object after (or, for DELETED, at) the change. */
+export interface ObjectChange {
+  type: ChangeType;
+  revision: number;
+  resource: string;
+  /** `namespace/name` or `name`: the key inside the resource's table */
+  path: string;
+  object: StoredObject;
+  /** the object before the change (MODIFIED, DELETED) */
+  previous?: StoredObject;
+  mutationId?: number;
+}
+
+export type ChangeListener = (changes: readonly ObjectChange[]) => void;
+
+function splitKey(key: string): [resource: string, path: string] {
+  const slash = key.indexOf('/');
+  return [key.slice(0, slash), key.slice(slash + 1)];
+}
+
+/** Decodes stored JSON and stamps the revision that stored it as the object's resourceVersion. */
+function decodeStored(value: string, revision: number): StoredObject {
+  const object = JSON.parse(value) as KObject;
+  object.metadata.resourceVersion = String(revision);
+  return new StoredObject(object, revision);
+}
+
+/** A table built from items read out of history (a past revision no snapshot holds). */
+export function tableOf(items: readonly StoredItem[]): Table {
+  const table = new BTree<string, StoredObject>();
+  for (const item of items) table.set(splitKey(item.key)[1], decodeStored(item.value, item.revision));
+  return table;
+}
+
+export class ReadModel {
+  private readonly tables = new Map<string, Table>();
+  private readonly listeners: ChangeListener[] = [];
+  private waiters: Array<{ revision: number; resolve: () => void }> = [];
+  private currentRevision: number;
+  private compacted: number;
+
+  constructor(state: LoadedState) {
+    this.currentRevision = state.revision;
+    this.compacted = state.compactRevision;
+    for (const item of state.items) {
+      const [resource, path] = splitKey(item.key);
+      this.table(resource).set(path, decodeStored(item.value, item.revision));
+    }
+  }
+
+  get revision(): number { return this.currentRevision; }
+  get compactRevision(): number { return this.compacted; }
+  setCompactRevision(revision: number): void { this.compacted = Math.max(this.compacted, revision); }
+
+  table(resource: string): Table {
+    let t = this.tables.get(resource);
+    if (!t) {
+      t = new BTree<string, StoredObject>();
+      this.tables.set(resource, t);
+    }
+    return t;
+  }
+
+  get(resource: string, path: string): StoredObject | undefined {
+    return this.tables.get(resource)?.get(path);
+  }
+
+  /** An O(1) frozen view of one resource at the current revision, for paging. */
+  snapshot(resource: string): { revision: number; table: Table } {
+    return { revision: this.currentRevision, table: this.table(resource).clone() };
+  }
+
+  onChange(listener: ChangeListener): () => void {
+    this.listeners.push(listener);
+    return () => {
+      const i = this.listeners.indexOf(listener);
+      if (i >= 0) this.listeners.splice(i, 1);
+    };
+  }
+
+  /**
+   * Applies committed events (in revision order), then tells listeners, then wakes readers
+   * waiting for these revisions, so that a writer's response always follows its own change.
+   * `own` holds objects this process already built for its mutations, saving a parse.
+   */
+  apply(events: readonly ChangeEvent[], own?: ReadonlyMap<number, KObject>): void {
+    if (events.length === 0) return;
+    const changes: ObjectChange[] = [];
+    for (const e of events) {
+      if (e.revision <= this.currentRevision) continue; // already applied (a replayed watch)
+      const [resource, path] = splitKey(e.key);
+      const table = this.table(resource);
+      const previous = table.get(path);
+      let object: StoredObject;
+      if (e.type === 'DELETED') {
+        if (!previous) { this.currentRevision = e.revision; continue; }
+        // a deletion is reported with the object's last state at the deletion's revision
+        const last = structuredClone(previous.object) as KObject;
+        last.metadata.resourceVersion = String(e.revision);
+        object = new StoredObject(last, e.revision);
+        table.delete(path);
+      } else {
+        const mine = e.mutationId !== undefined ? own?.get(e.mutationId) : undefined;
+        if (mine) {
+          mine.metadata.resourceVersion = String(e.revision);
+          object = new StoredObject(mine, e.revision);
+        } else {
+          object = decodeStored(e.value as string, e.revision);
+        }
+        table.set(path, object);
+      }
+      this.currentRevision = e.revision;
+      changes.push({ type: e.type === 'DELETED' ? 'DELETED' : previous ? 'MODIFIED' : 'ADDED', revision: e.revision, resource, path, object, previous, mutationId: e.mutationId });
+    }
+    for (const l of this.listeners) l(changes);
+    this.wake();
+  }
+
+  /** Resolves once the read model has applied `revision`. */
+  waitFor(revision: number): Promise<void> {
+    if (revision <= this.currentRevision) return Promise.resolve();
+    return new Promise((resolve) => this.waiters.push({ revision, resolve }));
+  }
+
+  private wake(): void {
+    if (this.waiters.length === 0) return;
+    const still: typeof this.waiters = [];
+    for (const w of this.waiters) {
+      if (w.revision <= this.currentRevision) w.resolve();
+      else still.push(w);
+    }
+    this.waiters = still;
+  }
+}

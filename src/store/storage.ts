@@ -1,0 +1,78 @@
+/**
+ * The contract between the front thread and the writer worker, and the shape every storage
+ * engine (SQLite, etcd) produces. Values are JSON text of objects without `resourceVersion`: the
+ * revision a commit assigns is the object's resourceVersion and is filled in when read.
+ */
+
+export type MutationOp = 'create' | 'update' | 'delete';
+
+export interface Mutation {
+  /** correlates the result with the request that asked; unique within one process */
+  id: number;
+  op: MutationOp;
+  key: string;
+  /** JSON of the new object (create, update) */
+  value?: string;
+  /** update/delete: the revision the change was computed from; the write fails with `conflict` if the key moved on */
+  expectedRevision?: number;
+  /** a lease: the key is deleted this long after the write (Events' --event-ttl) */
+  ttlMs?: number;
+}
+
+export type MutationFailure = 'exists' | 'notFound' | 'conflict' | 'unavailable';
+
+export type MutationResult =
+  | { id: number; ok: true; revision: number }
+  | { id: number; ok: false; failure: MutationFailure; message?: string };
+
+export type ChangeType = 'ADDED' | 'MODIFIED' | 'DELETED';
+
+/** One committed change, in revision order: the change log that feeds the read model and watches. */
+export interface ChangeEvent {
+  revision: number;
+  type: ChangeType;
+  key: string;
+  /** JSON of the object after the change; absent for DELETED */
+  value?: string;
+  /** the mutation that caused it, when it came from this process */
+  mutationId?: number;
+}
+
+export interface StoredItem { key: string; revision: number; value: string }
+
+export interface LoadedState {
+  /** the store's current revision: every item and every later event is at or below / above it */
+  revision: number;
+  /** history at or below this revision is gone */
+  compactRevision: number;
+  items: StoredItem[];
+}
+
+/** Messages from the front thread to the writer worker. */
+export type WriterRequest =
+  | { t: 'mutate'; batch: Mutation[] }
+  | { t: 'readAt'; id: number; prefix: string; revision: number }
+  | { t: 'close' };
+
+/** Messages from the writer worker to the front thread. */
+export type WriterMessage =
+  | { t: 'ready'; state: LoadedState }
+  | { t: 'commit'; events: ChangeEvent[]; results: MutationResult[] }
+  | { t: 'compacted'; compactRevision: number }
+  /** the state of every key under `prefix` at a past revision; `compacted` when history is gone */
+  | { t: 'readAtResult'; id: number; items?: StoredItem[]; compacted?: boolean; error?: string }
+  | { t: 'health'; ok: boolean; message?: string }
+  | { t: 'fatal'; message: string }
+  | { t: 'closed' };
+
+export interface WriterOptions {
+  engine: 'sqlite';
+  dataDir: string;
+  /** how long history is kept for watches, exact reads and continue tokens */
+  historyMs: number;
+}
+
+/** `serviceaccounts/default/builder`, `namespaces/default`: the storage key of an object. */
+export function objectKey(resource: string, namespace: string | undefined, name: string): string {
+  return namespace ? `${resource}/${namespace}/${name}` : `${resource}/${name}`;
+}

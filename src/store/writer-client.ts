@@ -1,0 +1,132 @@
+/**
+ * The front thread's handle on the writer worker: sends mutations (one message per event-loop
+ * turn, however many requests asked), feeds committed events into the read model, and resolves
+ * each request once its change is both durable and visible in the read model.
+ */
+import { Worker } from 'node:worker_threads';
+import type { KObject } from '../api/meta.js';
+import { ReadModel } from './read-model.js';
+import type { Mutation, MutationResult, StoredItem, WriterMessage, WriterOptions } from './storage.js';
+
+export interface StorageHealth { ok: boolean; message?: string }
+
+type Pending = { resolve: (r: MutationResult) => void; object?: KObject };
+
+/** A past state of one resource read from history. */
+export type HistoryRead = { items: StoredItem[] } | { compacted: true };
+
+export class WriterClient {
+  private nextId = 1;
+  private readonly pending = new Map<number, Pending>();
+  private readonly reads = new Map<number, { resolve: (r: HistoryRead) => void; reject: (e: Error) => void }>();
+  private outbox: Mutation[] = [];
+  private flushQueued = false;
+  private closed: Promise<void> | undefined;
+  health: StorageHealth = { ok: true };
+
+  private constructor(private readonly worker: Worker, readonly readModel: ReadModel) {}
+
+  static start(workerUrl: URL, options: WriterOptions): Promise<WriterClient> {
+    const worker = new Worker(workerUrl, { workerData: options });
+    return new Promise((resolve, reject) => {
+      const onEarlyExit = (code: number) => reject(new Error(`storage writer exited with code ${code} before it was ready`));
+      worker.once('exit', onEarlyExit);
+      worker.once('error', reject);
+      worker.once('message', (msg: WriterMessage) => {
+        worker.off('exit', onEarlyExit);
+        worker.off('error', reject);
+        if (msg.t === 'fatal') { reject(new Error(`storage: ${msg.message}`)); return; }
+        if (msg.t !== 'ready') { reject(new Error(`storage writer sent ${msg.t} before ready`)); return; }
+        const client = new WriterClient(worker, new ReadModel(msg.state));
+        worker.on('message', (m: WriterMessage) => client.receive(m));
+        worker.on('error', (err) => { client.health = { ok: false, message: err.message }; });
+        worker.on('exit', () => client.failAll('storage writer exited'));
+        resolve(client);
+      });
+    });
+  }
+
+  /**
+   * Queues a mutation. `object` is the object the value encodes; the read model adopts it
+   * instead of parsing the value again.
+   */
+  submit(m: Omit<Mutation, 'id'>, object?: KObject): Promise<MutationResult> {
+    const id = this.nextId++;
+    if (this.closed) return Promise.resolve({ id, ok: false, failure: 'unavailable', message: 'the server is shutting down' });
+    this.outbox.push({ ...m, id });
+    if (!this.flushQueued) {
+      this.flushQueued = true;
+      queueMicrotask(() => this.flush());
+    }
+    return new Promise((resolve) => this.pending.set(id, { resolve, object }));
+  }
+
+  /** The state of every key under `prefix` at `revision`, from the store's history. */
+  readAt(prefix: string, revision: number): Promise<HistoryRead> {
+    const id = this.nextId++;
+    return new Promise((resolve, reject) => {
+      this.reads.set(id, { resolve, reject });
+      this.worker.postMessage({ t: 'readAt', id, prefix, revision });
+    });
+  }
+
+  private flush(): void {
+    this.flushQueued = false;
+    const batch = this.outbox;
+    this.outbox = [];
+    this.worker.postMessage({ t: 'mutate', batch });
+  }
+
+  private receive(msg: WriterMessage): void {
+    switch (msg.t) {
+      case 'commit': {
+        let own: Map<number, KObject> | undefined;
+        for (const e of msg.events) {
+          const object = e.mutationId !== undefined ? this.pending.get(e.mutationId)?.object : undefined;
+          if (object) (own ??= new Map()).set(e.mutationId as number, object);
+        }
+        this.readModel.apply(msg.events, own);
+        for (const r of msg.results) {
+          const p = this.pending.get(r.id);
+          if (!p) continue;
+          this.pending.delete(r.id);
+          if (r.ok) void this.readModel.waitFor(r.revision).then(() => p.resolve(r));
+          else p.resolve(r);
+        }
+        if (msg.results.some((r) => r.ok)) this.health = { ok: true };
+        break;
+      }
+      case 'compacted': this.readModel.setCompactRevision(msg.compactRevision); break;
+      case 'readAtResult': {
+        const r = this.reads.get(msg.id);
+        if (!r) break;
+        this.reads.delete(msg.id);
+        if (msg.error !== undefined) r.reject(new Error(msg.error));
+        else r.resolve(msg.compacted ? { compacted: true } : { items: msg.items ?? [] });
+        break;
+      }
+      case 'health': this.health = { ok: msg.ok, message: msg.message }; break;
+      case 'fatal': this.health = { ok: false, message: msg.message }; break;
+      default: break;
+    }
+  }
+
+  private failAll(message: string): void {
+    this.health = { ok: false, message };
+    for (const [id, p] of this.pending) p.resolve({ id, ok: false, failure: 'unavailable', message });
+    this.pending.clear();
+    for (const r of this.reads.values()) r.reject(new Error(message));
+    this.reads.clear();
+  }
+
+  /** Lets queued writes commit, then closes storage. */
+  close(): Promise<void> {
+    this.closed ??= new Promise((resolve) => {
+      if (this.outbox.length > 0) this.flush();
+      this.worker.on('message', (m: WriterMessage) => { if (m.t === 'closed') resolve(); });
+      this.worker.once('exit', () => resolve());
+      this.worker.postMessage({ t: 'close' });
+    });
+    return this.closed;
+  }
+}

@@ -1,0 +1,53 @@
+/**
+ * The recent changes a watch can resume from: every committed change after `floor`, kept for the
+ * history window and bounded in count. A watch from a revision below the floor has missed
+ * changes this process no longer holds, and is told so with 410.
+ */
+import type { ObjectChange } from '../store/read-model.js';
+
+export class ChangeLog {
+  private changes: ObjectChange[] = [];
+  private times: number[] = [];
+  private head = 0;
+  /** every change with a revision above this is in the log */
+  floor: number;
+
+  constructor(startRevision: number, private readonly retentionMs: number, private readonly maxChanges = 100_000) {
+    this.floor = startRevision;
+  }
+
+  append(changes: readonly ObjectChange[], now: number): void {
+    for (const c of changes) {
+      this.changes.push(c);
+      this.times.push(now);
+    }
+    this.trim(now);
+  }
+
+  private trim(now: number): void {
+    const cutoff = now - this.retentionMs;
+    while (this.head < this.changes.length && (this.changes.length - this.head > this.maxChanges || this.times[this.head] < cutoff)) {
+      this.floor = this.changes[this.head].revision;
+      this.head++;
+    }
+    // compact the arrays once the dead prefix dominates, keeping appends amortized O(1)
+    if (this.head > 1024 && this.head * 2 > this.changes.length) {
+      this.changes = this.changes.slice(this.head);
+      this.times = this.times.slice(this.head);
+      this.head = 0;
+    }
+  }
+
+  /** Changes of `resource` after `revision`, in order; undefined if some are no longer held. */
+  since(revision: number, resource: string): ObjectChange[] | undefined {
+    if (revision < this.floor) return undefined;
+    let lo = this.head, hi = this.changes.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (this.changes[mid].revision <= revision) lo = mid + 1; else hi = mid;
+    }
+    const out: ObjectChange[] = [];
+    for (let i = lo; i < this.changes.length; i++) if (this.changes[i].resource === resource) out.push(this.changes[i]);
+    return out;
+  }
+}
