@@ -46,6 +46,10 @@ function hostForUrl(bind: string): string {
 }
 
 export async function startApiServer(config: ServerConfig, log: Logger): Promise<RunningServer> {
+  if (config.etcdServers.length > 0) {
+    // refusing is better than silently keeping state somewhere the operator did not ask for
+    throw new Error('--etcd-servers: the etcd storage engine is not available yet; omit the flag to use the embedded SQLite store in --data-dir');
+  }
   const started = Date.now();
   let ready = false;
   let shuttingDown = false;

@@ -110,8 +110,9 @@ export function header(req: Request, name: string): string | undefined {
   return Array.isArray(v) ? v.join(', ') : v;
 }
 
-/** Reads a request body up to `limit` bytes; past it, 413 as kube-apiserver answers. */
-export function readBody(req: Request, limit: number): Promise<Buffer> {
+/** Reads a request body up to `limit` bytes (0: unlimited); past it, 413 as kube-apiserver answers. */
+export function readBody(req: Request, maxBytes: number): Promise<Buffer> {
+  const limit = maxBytes > 0 ? maxBytes : Number.POSITIVE_INFINITY;
   return new Promise((resolve, reject) => {
     const declared = Number(header(req, 'content-length') ?? '0');
     if (declared > limit) { reject(new StatusError(413, 'RequestEntityTooLarge', `Request entity too large: limit is ${limit}`)); return; }

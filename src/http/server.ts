@@ -121,15 +121,16 @@ export class FrontDoor {
     }
   }
 
-  /** --max-requests-inflight / --max-mutating-requests-inflight; system:masters is exempt, as in kube-apiserver. */
+  /** --max-requests-inflight / --max-mutating-requests-inflight (0: no limit); system:masters is exempt, as in kube-apiserver. */
   private admit(verb: string, privileged: boolean): () => void {
     if (privileged) return () => {};
     if (mutatingVerbs.has(verb)) {
-      if (this.mutatingInflight >= this.options.maxMutatingRequestsInflight) throw errors.tooManyRequests('Too many requests, please try again later.', 1);
+      const limit = this.options.maxMutatingRequestsInflight;
+      if (limit > 0 && this.mutatingInflight >= limit) throw errors.tooManyRequests('Too many requests, please try again later.', 1);
       this.mutatingInflight++;
       return () => { this.mutatingInflight--; };
     }
-    if (this.inflight >= this.options.maxRequestsInflight) throw errors.tooManyRequests('Too many requests, please try again later.', 1);
+    if (this.options.maxRequestsInflight > 0 && this.inflight >= this.options.maxRequestsInflight) throw errors.tooManyRequests('Too many requests, please try again later.', 1);
     this.inflight++;
     return () => { this.inflight--; };
   }

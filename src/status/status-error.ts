@@ -48,12 +48,11 @@ export class StatusError extends Error {
   }
 
   toStatus(): StatusObject {
-    const status: StatusObject = {
-      kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure',
-      message: this.message, reason: this.reason, code: this.code,
+    // field order as kube-apiserver writes it: details before code
+    return {
+      kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: this.message, reason: this.reason,
+      ...(this.details ? { details: this.details } : {}), code: this.code,
     };
-    if (this.details) status.details = this.details;
-    return status;
   }
 }
 

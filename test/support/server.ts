@@ -1,0 +1,173 @@
+/**
+ * Starts a real orch-apiserver process on a free loopback port with a temporary data dir, for
+ * tests that talk to it over HTTPS as clients do. The process is separate so tests can kill -9 it.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { connect as http2Connect } from 'node:http2';
+import { request as httpsRequest } from 'node:https';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const mainScript = fileURLToPath(new URL('../../src/cli/main.js', import.meta.url));
+
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const port = (s.address() as { port: number }).port;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+export interface Credentials { ca: string; cert: string; key: string }
+
+export interface TestServer {
+  url: string;
+  port: number;
+  dataDir: string;
+  kubeconfig: string;
+  /** the admin identity (CN orch-admin, O system:masters) */
+  admin: Credentials;
+  process: ChildProcess;
+  /** lines the server printed */
+  logs: string[];
+  /** SIGTERM and wait for exit */
+  stop(): Promise<number | null>;
+  /** SIGKILL and wait for exit */
+  kill(): Promise<void>;
+  /** stop and remove the data dir */
+  dispose(): Promise<void>;
+}
+
+export interface StartOptions {
+  dataDir?: string;
+  port?: number;
+  args?: string[];
+  /** milliseconds to wait for readiness */
+  timeoutMs?: number;
+}
+
+export async function startServer(options: StartOptions = {}): Promise<TestServer> {
+  const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'orch-test-'));
+  const port = options.port ?? await freePort();
+  const child = spawn(process.execPath, [mainScript, '--data-dir', dataDir, '--secure-port', String(port), '--bind-address', '127.0.0.1', ...(options.args ?? [])], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const logs: string[] = [];
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`server did not become ready in time:\n${logs.join('\n')}`)), options.timeoutMs ?? 20_000);
+    let buffered = '';
+    const onData = (chunk: Buffer) => {
+      buffered += chunk.toString();
+      let nl;
+      while ((nl = buffered.indexOf('\n')) >= 0) {
+        const line = buffered.slice(0, nl);
+        buffered = buffered.slice(nl + 1);
+        logs.push(line);
+        if (line.includes('orch-apiserver is ready')) { clearTimeout(timer); resolve(); }
+      }
+    };
+    child.stdout?.on('data', onData);
+    child.stderr?.on('data', onData);
+    void exited.then((code) => { clearTimeout(timer); reject(new Error(`server exited with ${code}:\n${logs.join('\n')}`)); });
+  });
+  const pki = join(dataDir, 'pki');
+  const admin = {
+    ca: readFileSync(join(pki, 'ca.crt'), 'utf8'),
+    cert: readFileSync(join(pki, 'admin.crt'), 'utf8'),
+    key: readFileSync(join(pki, 'admin.key'), 'utf8'),
+  };
+  const server: TestServer = {
+    url: `https://127.0.0.1:${port}`, port, dataDir, kubeconfig: join(dataDir, 'admin.kubeconfig'), admin, process: child, logs,
+    async stop() {
+      if (child.exitCode !== null || child.signalCode !== null) return child.exitCode;
+      child.kill('SIGTERM');
+      return exited;
+    },
+    async kill() {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      child.kill('SIGKILL');
+      await exited;
+    },
+    async dispose() {
+      await server.stop();
+      if (!options.dataDir) rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+  return server;
+}
+
+export interface HttpResponse {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  body: string;
+  /** the body parsed as JSON, when it is JSON */
+  json: any; // eslint-disable-line @typescript-eslint/no-explicit-any
+}
+
+export interface RequestOptions {
+  method?: string;
+  headers?: Record<string, string>;
+  body?: string | Buffer | object;
+  /** client identity; defaults to the admin; null for none */
+  credentials?: Credentials | null;
+}
+
+function parseJson(text: string): unknown {
+  try { return JSON.parse(text); } catch { return undefined; }
+}
+
+/** One HTTP/1.1 request over TLS (verifying the server against the test CA). */
+export function request(server: TestServer, path: string, o: RequestOptions = {}): Promise<HttpResponse> {
+  const creds = o.credentials === undefined ? server.admin : o.credentials;
+  const body = o.body === undefined ? undefined : typeof o.body === 'string' || Buffer.isBuffer(o.body) ? o.body : JSON.stringify(o.body);
+  const headers: Record<string, string> = { ...(o.headers ?? {}) };
+  if (body !== undefined && !Object.keys(headers).some((h) => h.toLowerCase() === 'content-type')) headers['content-type'] = 'application/json';
+  return new Promise((resolve, reject) => {
+    const req = httpsRequest(`${server.url}${path}`, {
+      method: o.method ?? 'GET', headers, ca: server.admin.ca,
+      cert: creds?.cert, key: creds?.key, agent: false,
+    }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => {
+        const text = Buffer.concat(chunks).toString('utf8');
+        resolve({ status: res.statusCode ?? 0, headers: res.headers, body: text, json: parseJson(text) });
+      });
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+/** The same over HTTP/2. */
+export function request2(server: TestServer, path: string, o: RequestOptions = {}): Promise<HttpResponse> {
+  const creds = o.credentials === undefined ? server.admin : o.credentials;
+  const body = o.body === undefined ? undefined : typeof o.body === 'string' || Buffer.isBuffer(o.body) ? o.body : JSON.stringify(o.body);
+  return new Promise((resolve, reject) => {
+    const session = http2Connect(server.url, { ca: server.admin.ca, cert: creds?.cert, key: creds?.key });
+    session.on('error', reject);
+    const headers: Record<string, string> = { ':method': o.method ?? 'GET', ':path': path, ...(o.headers ?? {}) };
+    if (body !== undefined && !headers['content-type']) headers['content-type'] = 'application/json';
+    const stream = session.request(headers);
+    let status = 0;
+    let responseHeaders: Record<string, string | string[] | undefined> = {};
+    stream.on('response', (h) => { status = Number(h[':status']); responseHeaders = h as typeof responseHeaders; });
+    const chunks: Buffer[] = [];
+    stream.on('data', (c: Buffer) => chunks.push(c));
+    stream.on('end', () => {
+      session.close();
+      const text = Buffer.concat(chunks).toString('utf8');
+      resolve({ status, headers: responseHeaders, body: text, json: parseJson(text) });
+    });
+    stream.on('error', reject);
+    stream.end(body);
+  });
+}
