@@ -60,31 +60,43 @@ export async function startServer(options: StartOptions = {}): Promise<TestServe
   });
   const logs: string[] = [];
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`server did not become ready in time:\n${logs.join('\n')}`)), options.timeoutMs ?? 20_000);
-    let buffered = '';
-    const onData = (chunk: Buffer) => {
-      buffered += chunk.toString();
-      let nl;
-      while ((nl = buffered.indexOf('\n')) >= 0) {
-        const line = buffered.slice(0, nl);
-        buffered = buffered.slice(nl + 1);
-        logs.push(line);
-        if (line.includes('orch-apiserver is ready')) { clearTimeout(timer); resolve(); }
-      }
-    };
-    child.stdout?.on('data', onData);
-    child.stderr?.on('data', onData);
-    void exited.then((code) => { clearTimeout(timer); reject(new Error(`server exited with ${code}:\n${logs.join('\n')}`)); });
-  });
-  const pki = join(dataDir, 'pki');
-  const admin = {
-    ca: readFileSync(join(pki, 'ca.crt'), 'utf8'),
-    cert: readFileSync(join(pki, 'admin.crt'), 'utf8'),
-    key: readFileSync(join(pki, 'admin.key'), 'utf8'),
+  let buffered = '';
+  const onData = (chunk: Buffer) => {
+    buffered += chunk.toString();
+    let nl;
+    while ((nl = buffered.indexOf('\n')) >= 0) {
+      logs.push(buffered.slice(0, nl));
+      buffered = buffered.slice(nl + 1);
+    }
   };
+  child.stdout?.on('data', onData);
+  child.stderr?.on('data', onData);
+  let exitCode: number | null | undefined;
+  void exited.then((code) => { exitCode = code; });
+  const url = `https://127.0.0.1:${port}`;
+  const pki = join(dataDir, 'pki');
+  // ready = /readyz answers 200 to the admin identity, as a real probe would check
+  const deadline = Date.now() + (options.timeoutMs ?? 20_000);
+  let admin: Credentials | undefined;
+  for (;;) {
+    if (exitCode !== undefined) throw new Error(`server exited with ${exitCode}:\n${logs.join('\n')}`);
+    if (Date.now() > deadline) {
+      child.kill('SIGKILL');
+      throw new Error(`server did not become ready in time:\n${logs.join('\n')}`);
+    }
+    try {
+      admin ??= {
+        ca: readFileSync(join(pki, 'ca.crt'), 'utf8'),
+        cert: readFileSync(join(pki, 'admin.crt'), 'utf8'),
+        key: readFileSync(join(pki, 'admin.key'), 'utf8'),
+      };
+      const status = await probe(`${url}/readyz`, admin);
+      if (status === 200) break;
+    } catch { /* not up yet */ }
+    await new Promise((r) => setTimeout(r, 25));
+  }
   const server: TestServer = {
-    url: `https://127.0.0.1:${port}`, port, dataDir, kubeconfig: join(dataDir, 'admin.kubeconfig'), admin, process: child, logs,
+    url, port, dataDir, kubeconfig: join(dataDir, 'admin.kubeconfig'), admin, process: child, logs,
     async stop() {
       if (child.exitCode !== null || child.signalCode !== null) return child.exitCode;
       child.kill('SIGTERM');
@@ -101,6 +113,17 @@ export async function startServer(options: StartOptions = {}): Promise<TestServe
     },
   };
   return server;
+}
+
+function probe(url: string, creds: Credentials): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const req = httpsRequest(url, { ca: creds.ca, cert: creds.cert, key: creds.key, agent: false }, (res) => {
+      res.resume();
+      res.on('end', () => resolve(res.statusCode ?? 0));
+    });
+    req.on('error', reject);
+    req.end();
+  });
 }
 
 export interface HttpResponse {
