@@ -6,6 +6,7 @@
 import Database from 'better-sqlite3';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
+import type { CommitOutcome, StorageEngine } from './engine.js';
 import type { ChangeEvent, LoadedState, Mutation, MutationResult, StoredItem } from './storage.js';
 
 interface KeyState { revision: number; expiresAt: number }
@@ -42,7 +43,7 @@ class LeaseHeap {
   }
 }
 
-export class SqliteEngine {
+export class SqliteEngine implements StorageEngine {
   private readonly db: Database.Database;
   private revision = 0;
   private compactRevision = 0;
@@ -72,7 +73,7 @@ export class SqliteEngine {
     this.insert = this.db.prepare('INSERT INTO log (revision, key, deleted, expires_at, committed_at, value) VALUES (?, ?, ?, ?, ?, ?)');
   }
 
-  load(): LoadedState {
+  async load(): Promise<LoadedState> {
     const max = this.db.prepare('SELECT MAX(revision) AS r FROM log').get() as { r: number | null };
     const compact = this.db.prepare("SELECT value FROM meta WHERE name = 'compact_revision'").get() as { value: number } | undefined;
     this.compactRevision = compact?.value ?? 0;
@@ -96,7 +97,7 @@ export class SqliteEngine {
    * Checks every mutation's precondition, then commits all that pass in one durable transaction
    * (group commit). A batch may touch one key more than once; later mutations see earlier ones.
    */
-  apply(batch: readonly Mutation[], now: number): { events: ChangeEvent[]; results: MutationResult[] } {
+  async apply(batch: readonly Mutation[], now: number): Promise<CommitOutcome> {
     const events: ChangeEvent[] = [];
     const results: MutationResult[] = [];
     const staged = new Map<string, KeyState | null>();
@@ -130,8 +131,13 @@ export class SqliteEngine {
     return { events, results };
   }
 
+  async maintain(now: number, historyMs: number): Promise<{ events: ChangeEvent[]; compactRevision: number }> {
+    const events = this.expireLeases(now);
+    return { events, compactRevision: this.compact(now - historyMs) };
+  }
+
   /** Deletes keys whose lease ran out, as etcd does when a lease expires. */
-  expireLeases(now: number): ChangeEvent[] {
+  private expireLeases(now: number): ChangeEvent[] {
     const events: ChangeEvent[] = [];
     const staged = new Map<string, KeyState | null>();
     let revision = this.revision;
@@ -146,9 +152,6 @@ export class SqliteEngine {
     this.commit(events, staged, now);
     return events;
   }
-
-  /** When the next lease runs out, if any. */
-  nextLeaseExpiry(): number | undefined { return this.leases.peek()?.at; }
 
   private commit(events: ChangeEvent[], staged: Map<string, KeyState | null>, now: number): void {
     if (events.length === 0) return;
@@ -171,7 +174,7 @@ export class SqliteEngine {
   }
 
   /** Drops history committed before `olderThan` that a later revision supersedes. Returns the new compact revision. */
-  compact(olderThan: number): number {
+  private compact(olderThan: number): number {
     const row = this.db.prepare('SELECT MAX(revision) AS r FROM log WHERE committed_at < ?').get(olderThan) as { r: number | null };
     const target = row.r ?? 0;
     if (target <= this.compactRevision) return this.compactRevision;
@@ -185,7 +188,7 @@ export class SqliteEngine {
   }
 
   /** Every live key under `prefix` as of `revision`, from history; undefined when compacted away. */
-  readAt(prefix: string, revision: number): StoredItem[] | undefined {
+  async readAt(prefix: string, revision: number): Promise<StoredItem[] | undefined> {
     if (revision < this.compactRevision) return undefined;
     // keys under a prefix are a contiguous range: [prefix, prefix + U+FFFF)
     return this.db.prepare(`
@@ -196,7 +199,7 @@ export class SqliteEngine {
   }
 
   /** A cheap query proving the file is readable; the storage health check. */
-  ping(): void { this.db.prepare('SELECT 1').get(); }
+  async ping(): Promise<void> { this.db.prepare('SELECT 1').get(); }
 
-  close(): void { this.db.close(); }
+  async close(): Promise<void> { this.db.close(); }
 }
