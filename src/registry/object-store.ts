@@ -276,7 +276,7 @@ export class ObjectStore {
     if (errs.length) throw this.invalid(meta.name ?? '', errs);
     meta.managedFields = updateManagedFields(obj, undefined, { kind: this.kind, manager: ctx.manager, now: ctx.now, resetFields: this.resetFields() });
     if (meta.managedFields.length === 0) delete meta.managedFields;
-    meta.resourceVersion = ''; // keeps the field's place; the commit's revision fills it
+    meta.resourceVersion = ''; // keeps the field's place in canonical order; the commit's revision fills it
     return this.canonical(obj);
   }
 
@@ -301,6 +301,8 @@ export class ObjectStore {
       return new StoredObject(out, 0);
     }
     const key = this.key(obj.metadata.namespace, obj.metadata.name as string);
+    // stored with an empty resourceVersion in place: the commit's revision is spliced into the served JSON
+    obj.metadata.resourceVersion = '';
     const result = await this.deps.writer.submit({ op, key, value: JSON.stringify(obj), expectedRevision, ttlMs: this.ttl() }, obj);
     if (!result.ok) return result;
     return this.deps.readModel.get(this.kind.resource, this.path(obj.metadata.namespace, obj.metadata.name as string))

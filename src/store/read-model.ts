@@ -14,9 +14,9 @@ type BTree<K, V> = InstanceType<typeof sortedBtree.default<K, V>>;
 
 /** One stored object as the read model holds it: parsed once, serialized at most once. */
 export class StoredObject {
-  private jsonCache: string | undefined;
   private itemJsonCache: string | undefined;
-  constructor(readonly object: Readonly<KObject>, readonly revision: number) {}
+  /** `json` may be given when the exact bytes are already known (the committed value) */
+  constructor(readonly object: Readonly<KObject>, readonly revision: number, private jsonCache?: string) {}
 
   /** the JSON every client of this object version receives, kind and apiVersion included */
   get json(): string {
@@ -65,11 +65,24 @@ function splitKey(key: string): [resource: string, path: string] {
   return [key.slice(0, slash), key.slice(slash + 1)];
 }
 
+const rvPlaceholder = '"resourceVersion":""';
+
+/**
+ * The served JSON of a committed value: objects are stored with an empty resourceVersion in
+ * metadata's canonical position (before any user-controlled string), so the first occurrence is
+ * that field and the commit's revision is spliced in instead of serializing the object again.
+ */
+function servedJson(value: string, revision: number): string | undefined {
+  const at = value.indexOf(rvPlaceholder);
+  if (at < 0) return undefined;
+  return `${value.slice(0, at)}"resourceVersion":"${revision}"${value.slice(at + rvPlaceholder.length)}`;
+}
+
 /** Decodes stored JSON and stamps the revision that stored it as the object's resourceVersion. */
 function decodeStored(value: string, revision: number): StoredObject {
   const object = JSON.parse(value) as KObject;
   object.metadata.resourceVersion = String(revision);
-  return new StoredObject(object, revision);
+  return new StoredObject(object, revision, servedJson(value, revision));
 }
 
 /** A table built from items read out of history (a past revision no snapshot holds). */
@@ -150,7 +163,7 @@ export class ReadModel {
         const mine = e.mutationId !== undefined ? own?.get(e.mutationId) : undefined;
         if (mine) {
           mine.metadata.resourceVersion = String(e.revision);
-          object = new StoredObject(mine, e.revision);
+          object = new StoredObject(mine, e.revision, e.value !== undefined ? servedJson(e.value, e.revision) : undefined);
         } else {
           object = decodeStored(e.value as string, e.revision);
         }
