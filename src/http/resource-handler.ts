@@ -12,7 +12,8 @@ import { header, readBody, type Exchange } from './exchange.js';
 import { negotiateBody } from './negotiation.js';
 import { deleteOptionsFrom, parseListQuery, parseWriteQuery } from './query.js';
 import type { RequestInfo } from './request-info.js';
-import { serveWatch, type WatchDeps } from './watch-handler.js';
+import { planWatch, runWatch, serveWatch, webSocketTransport, type WatchDeps } from './watch-handler.js';
+import type { WebSocket } from 'ws';
 
 export interface ResourceDeps extends WatchDeps {
   stores: ReadonlyMap<KindDeclaration, ObjectStore>;
@@ -50,6 +51,14 @@ export class ResourceHandler {
         throw errors.unsupportedMediaType(['application/json-patch+json', 'application/merge-patch+json', 'application/apply-patch+yaml', 'application/strategic-merge-patch+json']);
       default: throw errors.methodNotAllowed();
     }
+  }
+
+  /** A watch over an upgraded WebSocket: validated before the upgrade, run after it. */
+  planWebSocketWatch(query: URLSearchParams, info: RequestInfo, kind: KindDeclaration): (ws: WebSocket) => Promise<void> {
+    if (info.verb !== 'watch') throw errors.badRequest('only watch requests can be served over a WebSocket');
+    if (kind.namespaced && info.name && !info.namespace) throw errors.pathNotFound();
+    const plan = planWatch(query, info, kind, this.deps.stores.get(kind) as ObjectStore, this.deps);
+    return (ws) => runWatch(plan, webSocketTransport(ws), this.deps);
   }
 
   private writeContext(ex: Exchange, manager: string | undefined, dryRun: boolean): WriteContext {

@@ -4,7 +4,9 @@
  * non-resource or the resource handler. Failures become Status objects.
  */
 import { createSecureServer, type Http2SecureServer, type Http2ServerRequest, type ServerHttp2Session } from 'node:http2';
-import type { IncomingMessage } from 'node:http';
+import { STATUS_CODES, type IncomingMessage } from 'node:http';
+import type { Duplex } from 'node:stream';
+import { WebSocketServer } from 'ws';
 import type { TLSSocket } from 'node:tls';
 import type { Logger } from 'pino';
 import type { Authenticator } from '../auth/authenticator.js';
@@ -51,6 +53,7 @@ export class FrontDoor {
   private drained: (() => void) | undefined;
   private readonly sessions = new Set<ServerHttp2Session>();
   private readonly sockets = new Set<TLSSocket>();
+  private readonly webSockets = new WebSocketServer({ noServer: true, maxPayload: 64 * 1024 });
 
   constructor(private readonly options: FrontDoorOptions, private readonly deps: FrontDoorDeps) {
     this.server = createSecureServer({
@@ -63,6 +66,7 @@ export class FrontDoor {
       settings: { maxConcurrentStreams: 1000 },
     });
     this.server.on('request', (req: Request, res: Response) => { void this.handle(req, res); });
+    this.server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => this.upgrade(req, socket, head));
     // HTTP/1.1 keep-alive sockets and HTTP/2 sessions must not pin the process on shutdown
     this.server.on('secureConnection', (socket: TLSSocket) => {
       this.sockets.add(socket);
@@ -118,6 +122,32 @@ export class FrontDoor {
       }, 'request');
       this.active--;
       if (this.active === 0) this.drained?.();
+    }
+  }
+
+  /** An HTTP/1.1 WebSocket upgrade: a watch served one event per message, authenticated and authorized like any request. */
+  private upgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void {
+    const url = new URL(req.url ?? '/', 'https://orch.invalid');
+    let user: string | undefined;
+    try {
+      const who = this.deps.authenticator.authenticate({ socket: socket as TLSSocket, authorization: header(req, 'authorization') });
+      if (who instanceof StatusError) throw who;
+      user = who.name;
+      const info = requestInfo('GET', url.pathname, url.searchParams);
+      const denied = this.deps.authorizer.authorize({ user: who, ...info });
+      if (denied) throw denied;
+      const kind = info.isResourceRequest ? this.deps.kinds.lookup(info.apiPrefix === 'api' ? '' : info.apiGroup, info.apiVersion, info.resource) : undefined;
+      if (!kind) throw errors.pathNotFound();
+      const run = this.deps.resources.planWebSocketWatch(url.searchParams, info, kind);
+      this.webSockets.handleUpgrade(req, socket, head, (ws) => {
+        this.deps.log.info({ verb: 'watch', uri: req.url, status: 101, user, protocol: 'websocket' }, 'request');
+        run(ws).catch((err: unknown) => { this.deps.log.error({ err }, 'websocket watch failed'); ws.terminate(); });
+      });
+    } catch (err) {
+      const e = err instanceof StatusError ? err : errors.internal(err);
+      const body = `${JSON.stringify(e.toStatus())}\n`;
+      this.deps.log.info({ verb: 'watch', uri: req.url, status: e.code, user, protocol: 'websocket' }, 'request');
+      socket.end(`HTTP/1.1 ${e.code} ${STATUS_CODES[e.code] ?? ''}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
     }
   }
 

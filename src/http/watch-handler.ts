@@ -1,17 +1,20 @@
 /**
- * GET ...?watch=true: starts a stream with the start behaviour the spec tables (synthetic ADDED
- * events, a resume from a revision, sendInitialEvents with its closing bookmark), then hands it
- * to the WatchHub for live changes. Events older than the change log give one ERROR (410).
+ * GET ...?watch=true: validates the request and plans its start (synthetic ADDED events, a resume
+ * from a revision, sendInitialEvents with its closing bookmark), then runs the stream over a
+ * transport (chunked HTTP or WebSocket) and hands it to the WatchHub for live changes. Events
+ * older than the change log give one ERROR (410). The same frames go over every transport.
  */
 import type { ServerResponse } from 'node:http';
+import type { WebSocket } from 'ws';
 import { apiVersionOf, type KindDeclaration } from '../api/kind.js';
+import type { KObject } from '../api/meta.js';
 import { FieldSelector } from '../api/selection/field-selector.js';
 import { parseResourceVersion, type ObjectStore } from '../registry/object-store.js';
 import type { ReadModel } from '../store/read-model.js';
 import { errors } from '../status/status-error.js';
-import { jsonFrame, type WatchHub, type WatchSink } from '../watch/watch-hub.js';
+import { jsonFrame, type WatchHub, type WatchSink, type WatchSpec } from '../watch/watch-hub.js';
 import type { Exchange } from './exchange.js';
-import { parseWatchQuery } from './query.js';
+import { parseWatchQuery, type WatchQuery } from './query.js';
 import type { RequestInfo } from './request-info.js';
 
 export interface WatchDeps {
@@ -19,105 +22,170 @@ export interface WatchDeps {
   readModel: ReadModel;
   minRequestTimeoutSeconds: number;
   watchListEnabled: boolean;
-  /** closes when the server shuts down */
+  /** registers a listener called when the server shuts down; returns its removal */
   onShutdown(listener: () => void): () => void;
 }
 
-export async function serveWatch(ex: Exchange, info: RequestInfo, kind: KindDeclaration, store: ObjectStore, deps: WatchDeps): Promise<void> {
+/** Where a watch's frames go, and how the client's departure is noticed. */
+export interface WatchTransport {
+  /** starts the stream (for HTTP: status 200 and headers) */
+  open(): WatchSink;
+  onClientGone(listener: () => void): void;
+}
+
+interface WatchPlan {
+  query: WatchQuery;
+  spec: Omit<WatchSpec, 'startRevision'>;
+  kind: KindDeclaration;
+  namespace?: string;
+  /** the revision the client asked to start after, if any */
+  requested?: number;
+  initialEvents: boolean;
+}
+
+/** Validates a watch request; throws the StatusError to answer instead. */
+export function planWatch(query: URLSearchParams, info: RequestInfo, kind: KindDeclaration, store: ObjectStore, deps: WatchDeps): WatchPlan {
   const namespace = kind.namespaced && info.namespace ? info.namespace : undefined;
-  const q = parseWatchQuery(ex.query, namespace, deps.watchListEnabled);
+  const q = parseWatchQuery(query, namespace, deps.watchListEnabled);
   if (info.name) {
     // a watch on one object is a watch on its collection selecting that name
     const byName = `metadata.name=${info.name}`;
     q.fieldSelector = FieldSelector.parse(q.fieldSelector && !q.fieldSelector.empty ? `${q.fieldSelector.toString()},${byName}` : byName);
   }
   store.checkFieldSelector(q.fieldSelector);
-  if (ex.negotiated.encoding !== 'json') throw errors.notAcceptable(['application/json']);
-
-  const rm = deps.readModel;
   const rv = q.resourceVersion;
-  const requested = rv && rv !== '0' ? parseResourceVersion(rv) : undefined;
-  const initialEvents = q.sendInitialEvents ?? (rv === undefined || rv === '0');
-  // a watch from a version not yet reached waits for it (up to the request timeout), it does not fail
-  if (requested !== undefined && requested > rm.revision) await rm.waitFor(requested);
-
-  const typeMeta = { kind: kind.kind, apiVersion: apiVersionOf(kind) };
-  // both HTTP/1.1 and HTTP/2 compatibility responses write the same way; HTTP/2 buffers in its stream
-  const res = ex.res as ServerResponse;
-  const stream = 'stream' in ex.res ? ex.res.stream : undefined;
-  res.writeHead(200, { 'content-type': 'application/json', 'cache-control': 'no-cache, private' });
-  if (!stream) res.flushHeaders();
-
-  const sink: WatchSink = {
-    write: (frame) => { res.write(frame); },
-    bufferedBytes: () => (stream ? stream.writableLength : res.writableLength),
-    end: () => { if (!res.writableEnded) res.end(); },
-  };
-  const matches = (o: Parameters<ObjectStore['matches']>[0]) =>
+  const matches = (o: Readonly<KObject>) =>
     (!namespace || o.metadata.namespace === namespace) && store.matches(o, q.labelSelector, q.fieldSelector);
+  return {
+    query: q, kind, namespace,
+    requested: rv && rv !== '0' ? parseResourceVersion(rv) : undefined,
+    initialEvents: q.sendInitialEvents ?? (rv === undefined || rv === '0'),
+    spec: {
+      resource: kind.resource,
+      pathPrefix: namespace ? `${namespace}/` : undefined,
+      matches,
+      bookmarks: q.allowWatchBookmarks,
+      typeMeta: { kind: kind.kind, apiVersion: apiVersionOf(kind) },
+    },
+  };
+}
 
-  let startRevision: number;
-  const replay: string[] = [];
-  if (initialEvents) {
-    startRevision = rm.revision;
-    const table = rm.table(kind.resource);
-    const lo = namespace ? `${namespace}/` : undefined;
-    const hi = namespace ? `${namespace}0` : '\uffff';
-    table.forRange(lo ?? table.minKey() ?? '', hi, false, (_k, v) => {
-      if (matches(v.object)) replay.push(jsonFrame('ADDED', v.json));
-    });
-  } else {
-    startRevision = requested ?? rm.revision;
-    const changes = deps.hub.changeLog.since(startRevision, kind.resource);
-    if (!changes) {
-      const status = errors.expired(`too old resource version: ${startRevision} (${deps.hub.changeLog.floor + 1})`).toStatus();
-      res.end(jsonFrame('ERROR', JSON.stringify(status)));
-      return;
-    }
-    // replayed changes are offered like live ones so that selector transitions read the same
-    for (const c of changes) {
-      if (namespace && !c.path.startsWith(`${namespace}/`)) continue;
-      const now = c.type !== 'DELETED' && matches(c.object.object);
-      const was = c.previous !== undefined && matches(c.previous.object);
-      if (c.type === 'DELETED') { if (was) replay.push(jsonFrame('DELETED', c.object.json)); }
-      else if (now) replay.push(jsonFrame(was ? 'MODIFIED' : 'ADDED', c.object.json));
-      else if (was) {
-        const prev = structuredClone(c.previous?.object) as typeof c.object.object;
-        prev.metadata.resourceVersion = String(c.revision);
-        replay.push(jsonFrame('DELETED', JSON.stringify(prev)));
-      }
-    }
-    startRevision = rm.revision;
+/** The frames that bring a new watcher up to date: synthetic ADDED events, or the changes since a revision. */
+function catchUp(plan: WatchPlan, deps: WatchDeps): { frames: string[]; expired?: string } {
+  const rm = deps.readModel;
+  const frames: string[] = [];
+  const { matches } = plan.spec;
+  if (plan.initialEvents) {
+    const table = rm.table(plan.kind.resource);
+    const lo = plan.namespace ? `${plan.namespace}/` : table.minKey() ?? '';
+    const hi = plan.namespace ? `${plan.namespace}0` : '\uffff';
+    table.forRange(lo, hi, false, (_k, v) => { if (matches(v.object)) frames.push(jsonFrame('ADDED', v.json)); });
+    return { frames };
   }
+  const from = plan.requested ?? rm.revision;
+  const changes = deps.hub.changeLog.since(from, plan.kind.resource);
+  if (!changes) {
+    const status = errors.expired(`too old resource version: ${from} (${deps.hub.changeLog.floor + 1})`).toStatus();
+    return { frames, expired: jsonFrame('ERROR', JSON.stringify(status)) };
+  }
+  // replayed changes follow the same selector rules as live ones
+  for (const c of changes) {
+    if (plan.spec.pathPrefix && !c.path.startsWith(plan.spec.pathPrefix)) continue;
+    const now = c.type !== 'DELETED' && matches(c.object.object);
+    const was = c.previous !== undefined && matches(c.previous.object);
+    if (c.type === 'DELETED') { if (was) frames.push(jsonFrame('DELETED', c.object.json)); }
+    else if (now) frames.push(jsonFrame(was ? 'MODIFIED' : 'ADDED', c.object.json));
+    else if (was) {
+      const prev = structuredClone(c.previous?.object) as KObject;
+      prev.metadata.resourceVersion = String(c.revision);
+      frames.push(jsonFrame('DELETED', JSON.stringify(prev)));
+    }
+  }
+  return { frames };
+}
 
-  const watcher = deps.hub.add({
-    resource: kind.resource,
-    pathPrefix: namespace ? `${namespace}/` : undefined,
-    matches,
-    startRevision,
-    bookmarks: q.allowWatchBookmarks,
-    typeMeta,
-  }, sink);
-  if (replay.length) sink.write(replay.join(''));
-  if (q.sendInitialEvents && q.allowWatchBookmarks) watcher.sendBookmark(startRevision, true);
+/** Runs a planned watch until its timeout, the client leaving, or shutdown. */
+export async function runWatch(plan: WatchPlan, transport: WatchTransport, deps: WatchDeps): Promise<void> {
+  const rm = deps.readModel;
+  // a watch from a version not reached yet waits for it (within its timeout) rather than failing
+  if (plan.requested !== undefined && plan.requested > rm.revision) await rm.waitFor(plan.requested);
+  const sink = transport.open();
+  // catching up and registering happen in one synchronous step: no change can fall between them
+  const { frames, expired } = catchUp(plan, deps);
+  if (expired) {
+    sink.write([expired]);
+    sink.end();
+    return;
+  }
+  const startRevision = rm.revision;
+  const watcher = deps.hub.add({ ...plan.spec, startRevision }, sink);
+  if (frames.length) sink.write(frames);
+  if (plan.query.sendInitialEvents && plan.query.allowWatchBookmarks) watcher.sendBookmark(startRevision, true);
 
-  const timeoutSeconds = q.timeoutSeconds ?? deps.minRequestTimeoutSeconds * (1 + Math.random());
+  const timeoutSeconds = plan.query.timeoutSeconds ?? deps.minRequestTimeoutSeconds * (1 + Math.random());
   await new Promise<void>((resolve) => {
-    const finish = () => {
+    let done = false;
+    const finish = (lastBookmark: boolean) => {
+      if (done) return;
+      done = true;
       clearTimeout(timer);
       stopShutdown();
+      if (lastBookmark && plan.query.allowWatchBookmarks) watcher.sendBookmark(rm.revision);
       watcher.close();
       resolve();
     };
-    const timer = setTimeout(() => {
-      if (q.allowWatchBookmarks) watcher.sendBookmark(rm.revision);
-      finish();
-    }, timeoutSeconds * 1000);
-    const stopShutdown = deps.onShutdown(() => {
-      if (q.allowWatchBookmarks) watcher.sendBookmark(rm.revision);
-      finish();
-    });
-    res.once('close', finish);
-    ex.req.once('close', finish);
+    const timer = setTimeout(() => finish(true), timeoutSeconds * 1000);
+    const stopShutdown = deps.onShutdown(() => finish(true));
+    transport.onClientGone(() => finish(false));
   });
+}
+
+/** The chunked-HTTP transport (HTTP/1.1 chunked encoding, HTTP/2 data frames). */
+export function httpTransport(ex: Exchange): WatchTransport {
+  // both compatibility responses write alike; HTTP/2 buffers in its stream
+  const res = ex.res as ServerResponse;
+  const stream = 'stream' in ex.res ? ex.res.stream : undefined;
+  return {
+    open() {
+      res.writeHead(200, { 'content-type': 'application/json', 'cache-control': 'no-cache, private' });
+      if (!stream) res.flushHeaders();
+      return {
+        write: (frames) => {
+          if (frames.length === 1) { res.write(frames[0]); return; }
+          // one write per batch, without concatenating the shared frames
+          const target = stream ?? res;
+          target.cork();
+          for (const f of frames) res.write(f);
+          process.nextTick(() => target.uncork());
+        },
+        bufferedBytes: () => (stream ? stream.writableLength : res.writableLength),
+        end: () => { if (!res.writableEnded) res.end(); },
+      };
+    },
+    onClientGone(listener) {
+      res.once('close', listener);
+      ex.req.once('close', listener);
+    },
+  };
+}
+
+/** The WebSocket transport: one event per text message, as kube-apiserver frames JSON watches. */
+export function webSocketTransport(ws: WebSocket): WatchTransport {
+  return {
+    open: () => ({
+      write: (frames) => { for (const f of frames) ws.send(f); },
+      bufferedBytes: () => ws.bufferedAmount,
+      end: () => ws.close(1000),
+    }),
+    onClientGone(listener) {
+      ws.once('close', listener);
+      ws.once('error', listener);
+    },
+  };
+}
+
+export async function serveWatch(ex: Exchange, info: RequestInfo, kind: KindDeclaration, store: ObjectStore, deps: WatchDeps): Promise<void> {
+  const plan = planWatch(ex.query, info, kind, store, deps);
+  if (ex.negotiated.encoding !== 'json') throw errors.notAcceptable(['application/json']);
+  await runWatch(plan, httpTransport(ex), deps);
 }

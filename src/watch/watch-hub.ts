@@ -12,7 +12,8 @@ export type WatchEventType = 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK' | 'ER
 
 /** Where a watch's bytes go: an HTTP response, a WebSocket. */
 export interface WatchSink {
-  write(frame: string): void;
+  /** one batch of event frames, each a whole event (JSON and a newline), shared with other watchers */
+  write(frames: readonly string[]): void;
   /** bytes accepted but not yet sent to the client */
   bufferedBytes(): number;
   end(): void;
@@ -69,40 +70,48 @@ export class Watcher {
   private pending: string[] = [];
   private lastBookmarkAt = Date.now();
   closed = false;
+  /** ended because its client stopped reading */
+  endedSlow = false;
 
   constructor(readonly spec: WatchSpec, private readonly sink: WatchSink, private readonly onClose: (w: Watcher) => void) {}
 
-  /** Adds the frame (if any) this change means for this watcher, by the cacher's selector rules. */
-  offer(change: ObjectChange, frames: ChangeFrames): void {
-    if (change.revision <= this.spec.startRevision) return;
+  /** Queues the frame (if any) this change means for this watcher, by the cacher's selector rules. */
+  offer(change: ObjectChange, frames: ChangeFrames): boolean {
+    if (change.revision <= this.spec.startRevision || this.closed) return false;
     const prefix = this.spec.pathPrefix;
-    if (prefix && !change.path.startsWith(prefix)) return;
+    if (prefix && !change.path.startsWith(prefix)) return false;
     const nowMatches = change.type !== 'DELETED' && this.spec.matches(change.object.object);
     const wasMatching = change.previous !== undefined && this.spec.matches(change.previous.object);
     if (change.type === 'DELETED') {
-      if (wasMatching) this.pending.push(frames.frame('DELETED'));
+      if (!wasMatching) return false;
+      this.pending.push(frames.frame('DELETED'));
     } else if (nowMatches) {
       this.pending.push(frames.frame(wasMatching ? 'MODIFIED' : 'ADDED'));
     } else if (wasMatching) {
       this.pending.push(frames.leftSelectorFrame());
+    } else {
+      return false;
     }
+    return true;
   }
 
-  /** Sends whatever this batch produced in one write. */
-  flush(maxBufferedBytes: number): void {
-    if (this.pending.length === 0 || this.closed) return;
-    const chunk = this.pending.length === 1 ? this.pending[0] : this.pending.join('');
+  /** Sends whatever this batch produced in one write; returns how many events went out. */
+  flush(maxBufferedBytes: number): number {
+    if (this.pending.length === 0 || this.closed) return 0;
+    const frames = this.pending;
     this.pending = [];
-    if (this.sink.bufferedBytes() + chunk.length > maxBufferedBytes) {
+    if (this.sink.bufferedBytes() > maxBufferedBytes) {
       // the client is not reading: end its watch rather than buffer without bound
+      this.endedSlow = true;
       this.close();
-      return;
+      return 0;
     }
-    this.sink.write(chunk);
+    this.sink.write(frames);
+    return frames.length;
   }
 
-  send(frame: string): void {
-    if (!this.closed) this.sink.write(frame);
+  send(frames: readonly string[]): void {
+    if (!this.closed && frames.length > 0) this.sink.write(frames);
   }
 
   bookmarkDue(now: number, intervalMs: number): boolean {
@@ -111,7 +120,7 @@ export class Watcher {
 
   sendBookmark(revision: number, initialEventsEnd = false): void {
     this.lastBookmarkAt = Date.now();
-    this.send(bookmarkFrame(this.spec.typeMeta, revision, initialEventsEnd));
+    this.send([bookmarkFrame(this.spec.typeMeta, revision, initialEventsEnd)]);
   }
 
   close(): void {
@@ -128,8 +137,15 @@ export interface WatchHubOptions {
   bookmarkIntervalMs: number;
 }
 
+/** What the hub has done, for metrics. */
+export interface WatchCounters {
+  eventsSent: number;
+  endedSlow: number;
+}
+
 export class WatchHub {
   private readonly byResource = new Map<string, Set<Watcher>>();
+  readonly counters: WatchCounters = { eventsSent: 0, endedSlow: 0 };
   private readonly ticker: NodeJS.Timeout;
 
   constructor(private readonly readModel: ReadModel, readonly changeLog: ChangeLog, private readonly options: WatchHubOptions) {
@@ -138,14 +154,18 @@ export class WatchHub {
     this.ticker.unref();
   }
 
-  get size(): number {
-    let n = 0;
-    for (const set of this.byResource.values()) n += set.size;
-    return n;
+  /** open watches per resource */
+  watchers(): Map<string, number> {
+    const out = new Map<string, number>();
+    for (const [resource, set] of this.byResource) out.set(resource, set.size);
+    return out;
   }
 
   add(spec: WatchSpec, sink: WatchSink): Watcher {
-    const w = new Watcher(spec, sink, (closed) => this.byResource.get(closed.spec.resource)?.delete(closed));
+    const w = new Watcher(spec, sink, (closed) => {
+      this.byResource.get(closed.spec.resource)?.delete(closed);
+      if (closed.endedSlow) this.counters.endedSlow++;
+    });
     let set = this.byResource.get(spec.resource);
     if (!set) this.byResource.set(spec.resource, (set = new Set()));
     set.add(w);
@@ -160,11 +180,10 @@ export class WatchHub {
       if (!watchers || watchers.size === 0) continue;
       const frames = new ChangeFrames(change);
       for (const w of watchers) {
-        w.offer(change, frames);
-        touched.add(w);
+        if (w.offer(change, frames)) touched.add(w);
       }
     }
-    for (const w of touched) w.flush(this.options.maxBufferedBytes);
+    for (const w of touched) this.counters.eventsSent += w.flush(this.options.maxBufferedBytes);
   }
 
   private bookmarks(): void {
