@@ -49,6 +49,7 @@ export const ownerReferenceSchema: StructSchema = s.struct('OwnerReference', {
   controller: s.boolean('If true, this reference points to the managing controller.'),
   blockOwnerDeletion: s.boolean('If true, the owner cannot be deleted from storage until this reference is removed.'),
 });
+ownerReferenceSchema.proto = { kind: 1, name: 3, uid: 4, apiVersion: 5, controller: 6, blockOwnerDeletion: 7 };
 
 export const managedFieldsEntrySchema: StructSchema = s.struct('ManagedFieldsEntry', {
   manager: s.string('Manager is an identifier of the workflow managing these fields.'),
@@ -59,6 +60,7 @@ export const managedFieldsEntrySchema: StructSchema = s.struct('ManagedFieldsEnt
   fieldsV1: s.any('FieldsV1 holds the first JSON version format as described in the "FieldsV1" type.'),
   subresource: s.string('Subresource is the name of the subresource used to update that object.'),
 });
+managedFieldsEntrySchema.proto = { manager: 1, operation: 2, apiVersion: 3, time: 4, fieldsType: 6, fieldsV1: 7, subresource: 8 };
 
 export const objectMetaSchema: StructSchema = s.struct('ObjectMeta', {
   name: s.string('Name must be unique within a namespace.'),
@@ -77,6 +79,10 @@ export const objectMetaSchema: StructSchema = s.struct('ObjectMeta', {
   finalizers: s.setList(s.string(), 'Must be empty before the object is deleted from the registry.'),
   managedFields: s.atomicList(managedFieldsEntrySchema, 'Maps workflow-id and version to the set of fields that are managed by that workflow.'),
 });
+objectMetaSchema.proto = {
+  name: 1, generateName: 2, namespace: 3, selfLink: 4, uid: 5, resourceVersion: 6, generation: 7, creationTimestamp: 8,
+  deletionTimestamp: 9, deletionGracePeriodSeconds: 10, labels: 11, annotations: 12, ownerReferences: 13, finalizers: 14, managedFields: 17,
+};
 
 export const objectReferenceSchema: StructSchema = s.struct('ObjectReference', {
   kind: s.string('Kind of the referent.'),
@@ -88,11 +94,13 @@ export const objectReferenceSchema: StructSchema = s.struct('ObjectReference', {
   fieldPath: s.string('If referring to a piece of an object instead of an entire object, a JSON path to it.'),
 });
 objectReferenceSchema.structType = 'atomic';
+objectReferenceSchema.proto = { kind: 1, namespace: 2, name: 3, uid: 4, apiVersion: 5, resourceVersion: 6, fieldPath: 7 };
 
 export const localObjectReferenceSchema: StructSchema = s.struct('LocalObjectReference', {
   name: s.string('Name of the referent.'),
 });
 localObjectReferenceSchema.structType = 'atomic';
+localObjectReferenceSchema.proto = { name: 1 };
 
 /** The top-level fields every kind has. */
 export function typeAndMeta(fields: Record<string, Schema>): Record<string, Schema> {

@@ -9,12 +9,22 @@ import type { KObject } from '../api/meta.js';
 import { DecodeError, decodeValue, type DecodeOutcome } from '../api/schema.js';
 import { errors } from '../status/status-error.js';
 import type { Encoding } from './media-types.js';
+import { decodeEnvelope, ProtobufError } from './protobuf.js';
 
 export type FieldValidation = 'Strict' | 'Warn' | 'Ignore';
 
 export interface DecodedBody { object: KObject; warnings: string[] }
 
 function parse(body: Buffer, encoding: Encoding, target: KindDeclaration): unknown {
+  if (encoding === 'protobuf') {
+    try {
+      // decodeEnvelope sets apiVersion and kind only when the envelope carries them; absent, the URL's apply
+      return decodeEnvelope(body, target.schema).object;
+    } catch (err) {
+      if (err instanceof ProtobufError) throw errors.badRequest(`the object provided is unrecognized (must be of type ${target.kind}): ${err.message}`);
+      throw err;
+    }
+  }
   const text = body.toString('utf8');
   const unrecognized = (why: string) => {
     const summary = text.length > 80 ? `${text.slice(0, 80)}...` : text;
@@ -38,6 +48,7 @@ function parse(body: Buffer, encoding: Encoding, target: KindDeclaration): unkno
 export function parseBody(body: Buffer, encoding: Encoding, what: string): Record<string, unknown> {
   const text = body.toString('utf8');
   let value: unknown;
+  if (encoding === 'protobuf') throw errors.unsupportedMediaType(['application/json', 'application/yaml']);
   try {
     value = encoding === 'yaml' ? yaml.load(text, { schema: yaml.JSON_SCHEMA }) : JSON.parse(text);
   } catch (err) {

@@ -2,7 +2,7 @@
  * Content negotiation: which encoding a response uses (Accept) and which decoder reads a body
  * (Content-Type), as k8s.io/apiserver/pkg/endpoints/handlers/negotiation does.
  */
-import { encodings, type Encoding } from '../codec/media-types.js';
+import { bodyEncodings, encodings, type Encoding } from '../codec/media-types.js';
 import { errors } from '../status/status-error.js';
 
 interface MediaRange { type: string; subtype: string; params: Map<string, string>; q: number }
@@ -10,7 +10,7 @@ interface MediaRange { type: string; subtype: string; params: Map<string, string
 const responseTypes = encodings;
 
 export const supportedResponseMediaTypes = responseTypes.map((t) => t.mediaType);
-export const supportedBodyMediaTypes = encodings.map((t) => t.mediaType);
+export const supportedBodyMediaTypes = bodyEncodings.filter((t) => !t.mediaType.includes('kubernetes')).map((t) => t.mediaType);
 
 export function parseMediaRanges(header: string): MediaRange[] {
   const out: MediaRange[] = [];
@@ -61,7 +61,7 @@ export function negotiateResponse(accept: string | undefined): Negotiated {
 export function negotiateBody(contentType: string | undefined): Encoding {
   if (!contentType || contentType.trim() === '') return 'json';
   const mediaType = contentType.split(';')[0].trim().toLowerCase();
-  if (mediaType === 'application/json') return 'json';
-  if (mediaType === 'application/yaml') return 'yaml';
-  throw errors.unsupportedMediaType(supportedBodyMediaTypes);
+  const known = bodyEncodings.find((t) => t.mediaType === mediaType);
+  if (!known) throw errors.unsupportedMediaType(supportedBodyMediaTypes);
+  return known.encoding;
 }

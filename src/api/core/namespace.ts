@@ -21,6 +21,7 @@ const namespaceConditionSchema = s.struct('NamespaceCondition', {
   reason: s.string('Unique, one-word, CamelCase reason for the condition\'s last transition.'),
   message: s.string('Human-readable message indicating details about last transition.'),
 });
+namespaceConditionSchema.proto = { type: 1, status: 2, lastTransitionTime: 4, reason: 5, message: 6 };
 
 function setNameLabel(obj: KObject): void {
   obj.metadata.labels = { ...(obj.metadata.labels ?? {}), [namespaceNameLabel]: obj.metadata.name ?? '' };
@@ -31,13 +32,13 @@ export const namespaceKind: KindDeclaration = {
   resource: 'namespaces', singular: 'namespace', shortNames: ['ns'], namespaced: false,
   verbs: ['create', 'delete', 'get', 'list', 'patch', 'update', 'watch'],
   schema: s.struct('Namespace', typeAndMeta({
-    spec: s.struct('NamespaceSpec', {
+    spec: { ...s.struct('NamespaceSpec', {
       finalizers: s.atomicList(s.string(), 'Finalizers is an opaque list of values that must be empty to permanently remove object from storage.'),
-    }, 'Spec defines the behavior of the Namespace.'),
-    status: s.struct('NamespaceStatus', {
+    }, 'Spec defines the behavior of the Namespace.'), proto: { finalizers: 1 } },
+    status: { ...s.struct('NamespaceStatus', {
       phase: s.string('Phase is the current lifecycle phase of the namespace: Active or Terminating.'),
       conditions: s.mapList(namespaceConditionSchema, ['type'], 'Represents the latest available observations of a namespace\'s current state.', { strategy: 'merge', mergeKey: 'type' }),
-    }, 'Status describes the current status of a Namespace.'),
+    }, 'Status describes the current status of a Namespace.'), proto: { phase: 1, conditions: 2 } },
   }), 'Namespace provides a scope for Names. Use of multiple namespaces is optional.'),
   nameRule: 'dns1123Label',
   returnDeletedObject: true,
@@ -88,3 +89,4 @@ export const namespaceKind: KindDeclaration = {
   },
   validateUpdate: (obj, old) => [...namespaceKind.validate(obj), ...validateObjectMetaUpdate(obj.metadata, old.metadata)],
 };
+namespaceKind.schema.proto = { metadata: 1, spec: 2, status: 3 };

@@ -86,6 +86,7 @@ export const secretKind: KindDeclaration = {
     return errs;
   },
 };
+secretKind.schema.proto = { metadata: 1, data: 2, type: 3, stringData: 4, immutable: 5 };
 
 /** stringData is write-only: it is folded into data (winning over it) and never stored. */
 function normalizeSecret(secret: SecretObject): void {

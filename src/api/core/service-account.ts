@@ -23,3 +23,4 @@ export const serviceAccountKind: KindDeclaration = {
   validate: (obj) => validateObjectMeta(obj.metadata, true, 'dns1123Subdomain'),
   validateUpdate: (obj, old) => [...validateObjectMeta(obj.metadata, true, 'dns1123Subdomain'), ...validateObjectMetaUpdate(obj.metadata, old.metadata)],
 };
+serviceAccountKind.schema.proto = { metadata: 1, secrets: 2, imagePullSecrets: 3, automountServiceAccountToken: 4 };

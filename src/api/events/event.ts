@@ -77,11 +77,13 @@ const eventSourceSchema = s.struct('EventSource', {
   component: s.string('Component from which the event is generated.'),
   host: s.string('Node name on which the event is generated.'),
 });
+eventSourceSchema.proto = { component: 1, host: 2 };
 
 const eventSeriesSchema = s.struct('EventSeries', {
   count: s.int32('count is the number of occurrences in this series up to the last heartbeat time.'),
   lastObservedTime: s.microTime('lastObservedTime is the time when last Event from the series was seen before last heartbeat.'),
 });
+eventSeriesSchema.proto = { count: 1, lastObservedTime: 2 };
 
 const regarding = (field: string) => (o: KObject) => (o as EventObject).regarding?.[field] ?? '';
 
@@ -132,4 +134,8 @@ export const eventKind: KindDeclaration = {
     }
     return errs;
   },
+};
+eventKind.schema.proto = {
+  metadata: 1, eventTime: 2, series: 3, reportingController: 4, reportingInstance: 5, action: 6, reason: 7, regarding: 8,
+  related: 9, note: 10, type: 11, deprecatedSource: 12, deprecatedFirstTimestamp: 13, deprecatedLastTimestamp: 14, deprecatedCount: 15,
 };
