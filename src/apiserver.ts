@@ -46,10 +46,6 @@ function hostForUrl(bind: string): string {
 }
 
 export async function startApiServer(config: ServerConfig, log: Logger): Promise<RunningServer> {
-  if (config.etcdServers.length > 0) {
-    // refusing is better than silently keeping state somewhere the operator did not ask for
-    throw new Error('--etcd-servers: the etcd storage engine is not available yet; omit the flag to use the embedded SQLite store in --data-dir');
-  }
   const started = Date.now();
   let ready = false;
   let shuttingDown = false;
@@ -68,8 +64,22 @@ export async function startApiServer(config: ServerConfig, log: Logger): Promise
     ca: config.clientCaFile ? readFileSync(config.clientCaFile, 'utf8') : pki.caCertPem,
   };
 
-  const writer = await WriterClient.start(new URL('../workers/writer.js', import.meta.url), {
-    engine: 'sqlite', dataDir: config.dataDir, historyMs: config.watchHistoryMs,
+  const onEtcd = config.etcdServers.length > 0;
+  const writer = await WriterClient.start(new URL('../workers/writer.js', import.meta.url), onEtcd
+    ? {
+      engine: 'etcd',
+      historyMs: config.watchHistoryMs,
+      etcd: {
+        servers: config.etcdServers, prefix: config.etcdPrefix, caFile: config.etcdCaFile, certFile: config.etcdCertFile,
+        keyFile: config.etcdKeyFile, compactionIntervalMs: config.etcdCompactionIntervalMs,
+      },
+    }
+    : { engine: 'sqlite', dataDir: config.dataDir, historyMs: config.watchHistoryMs });
+  writer.onFatal((message) => {
+    // the read model can no longer follow storage; a restart reloads it
+    log.fatal({ reason: message }, 'storage failed; exiting');
+    log.flush();
+    process.exit(1);
   });
   const readModel = writer.readModel;
   postStartHooks.set('generic-apiserver-start-informers', true);
@@ -84,20 +94,27 @@ export async function startApiServer(config: ServerConfig, log: Logger): Promise
   const shutdownListeners = new Set<() => void>();
 
   const storageCheck: HealthCheck = { name: 'etcd', check: () => (writer.health.ok ? undefined : writer.health.message ?? 'storage unavailable') };
-  const common: HealthCheck[] = [
+  // Liveness asks whether restarting this process would help. With etcd, a cluster without
+  // quorum is not cured by restarting its clients: /livez stays up while /readyz fails.
+  const storageLiveness: HealthCheck = onEtcd
+    ? { name: 'etcd', check: () => (writer.alive ? undefined : writer.health.message ?? 'storage writer stopped') }
+    : storageCheck;
+  const basics: HealthCheck[] = [
     { name: 'ping', check: () => undefined },
     { name: 'log', check: () => undefined },
-    storageCheck,
-    ...[...postStartHooks.keys()].map((hook) => ({
-      name: `poststarthook/${hook}`,
-      check: () => (postStartHooks.get(hook) ? undefined : 'not finished'),
-    })),
   ];
+  const hooks: HealthCheck[] = [...postStartHooks.keys()].map((hook) => ({
+    name: `poststarthook/${hook}`,
+    check: () => (postStartHooks.get(hook) ? undefined : 'not finished'),
+  }));
+  const healthz: HealthCheck[] = [...basics, storageCheck, ...hooks];
+  const livez: HealthCheck[] = [...basics, storageLiveness, ...hooks];
   const readyz: HealthCheck[] = [
-    ...common.slice(0, 3),
+    ...basics,
+    storageCheck,
     { name: 'etcd-readiness', check: storageCheck.check },
     { name: 'informer-sync', check: () => (ready ? undefined : 'read model not loaded') },
-    ...common.slice(3),
+    ...hooks,
     { name: 'shutdown', check: () => (shuttingDown ? 'process is shutting down' : undefined) },
   ];
   const onHealthFailure = (check: string, reason: string) => log.warn({ check, reason }, 'health check failed');
@@ -120,8 +137,8 @@ export async function startApiServer(config: ServerConfig, log: Logger): Promise
       onShutdown: (listener) => { shutdownListeners.add(listener); return () => shutdownListeners.delete(listener); },
     }),
     nonResource: new NonResourceHandler(kinds, [
-      new HealthEndpoint('healthz', common, onHealthFailure),
-      new HealthEndpoint('livez', common, onHealthFailure),
+      new HealthEndpoint('healthz', healthz, onHealthFailure),
+      new HealthEndpoint('livez', livez, onHealthFailure),
       new HealthEndpoint('readyz', readyz, onHealthFailure),
     ], () => address),
     log,

@@ -6,6 +6,7 @@
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import type { StorageEngine } from '../src/store/engine.js';
+import { EtcdEngine } from '../src/store/etcd-engine.js';
 import { SqliteEngine } from '../src/store/sqlite-engine.js';
 import type { Mutation, WriterMessage, WriterOptions, WriterRequest } from '../src/store/storage.js';
 
@@ -23,11 +24,12 @@ let closing: (() => void) | undefined;
 let lastMaintenance = 0;
 
 function createEngine(): StorageEngine {
-  return new SqliteEngine(options.dataDir);
+  return options.engine === 'etcd' ? new EtcdEngine(options.etcd) : new SqliteEngine(options.dataDir);
 }
 
 const engine = createEngine();
-engine.onChanges?.((events) => post({ t: 'commit', events, results: [] }));
+engine.onChanges?.((events, revision) => post({ t: 'commit', events, results: [], revision }));
+engine.onFailure?.((message) => post({ t: 'fatal', message }));
 
 /** One turn: commit what is queued, else maintain. Turns never overlap, so batches stay ordered. */
 async function turn(): Promise<void> {
@@ -40,6 +42,12 @@ async function turn(): Promise<void> {
       try {
         const { events, results } = await engine.apply(batch, Date.now());
         post({ t: 'commit', events, results });
+        // an engine that fails mutations one by one (etcd) says so here: storage is not serving
+        for (const r of results) {
+          if (r.ok || r.failure !== 'unavailable') continue;
+          post({ t: 'health', ok: false, message: r.message });
+          break;
+        }
       } catch (err) {
         // nothing of this batch was committed: every mutation fails, none is acknowledged
         const message = (err as Error).message;
@@ -85,6 +93,17 @@ port.on('message', (msg: WriterRequest) => {
         (items) => post(items ? { t: 'readAtResult', id: msg.id, items } : { t: 'readAtResult', id: msg.id, compacted: true }),
         (err: Error) => post({ t: 'readAtResult', id: msg.id, error: err.message }));
       break;
+    case 'currentRevision': {
+      const { id } = msg;
+      if (!engine.currentRevision) {
+        post({ t: 'currentRevisionResult', id, error: 'this storage engine has no shared revision' });
+        break;
+      }
+      engine.currentRevision(msg.prefix).then(
+        (current) => post({ t: 'currentRevisionResult', id, current }),
+        (err: Error) => post({ t: 'currentRevisionResult', id, error: err.message }));
+      break;
+    }
     case 'close':
       clearInterval(maintenance);
       void new Promise<void>((resolve) => {

@@ -111,3 +111,54 @@ export function typeAndMeta(fields: Record<string, Schema>): Record<string, Sche
     ...fields,
   };
 }
+
+/** The metadata of lists (and of Status, which carries a continue token with an expired one). */
+export const listMetaSchema: StructSchema = s.struct('ListMeta', {
+  selfLink: s.string('Deprecated: selfLink is a legacy read-only field that is no longer populated by the system.'),
+  resourceVersion: s.string('String that identifies the server\'s internal version of this object.'),
+  continue: s.string('continue may be set if the user set a limit on the number of items returned.'),
+  remainingItemCount: s.int64('remainingItemCount is the number of subsequent items in the list which are not included in this list response.'),
+});
+listMetaSchema.proto = { selfLink: 1, resourceVersion: 2, continue: 3, remainingItemCount: 4 };
+
+const statusCauseSchema = s.struct('StatusCause', {
+  reason: s.string('A machine-readable description of the cause of the error.'),
+  message: s.string('A human-readable description of the cause of the error.'),
+  field: s.string('The field of the resource that has caused this error.'),
+});
+statusCauseSchema.proto = { reason: 1, message: 2, field: 3 };
+
+const statusDetailsSchema = s.struct('StatusDetails', {
+  name: s.string('The name attribute of the resource associated with the status StatusReason.'),
+  group: s.string('The group attribute of the resource associated with the status StatusReason.'),
+  kind: s.string('The kind attribute of the resource associated with the status StatusReason.'),
+  uid: s.string('UID of the resource.'),
+  causes: s.atomicList(statusCauseSchema, 'The Causes array includes more details associated with the StatusReason failure.'),
+  retryAfterSeconds: s.int32('If specified, the time in seconds before the operation should be retried.'),
+});
+statusDetailsSchema.proto = { name: 1, group: 2, kind: 3, causes: 4, retryAfterSeconds: 5, uid: 6 };
+
+export const statusSchema: StructSchema = s.struct('Status', {
+  apiVersion: s.string(),
+  kind: s.string(),
+  metadata: listMetaSchema,
+  status: s.string('Status of the operation. One of: "Success" or "Failure".'),
+  message: s.string('A human-readable description of the status of this operation.'),
+  reason: s.string('A machine-readable description of why this operation is in the "Failure" status.'),
+  details: statusDetailsSchema,
+  code: s.int32('Suggested HTTP return code for this status, 0 if not set.'),
+});
+statusSchema.proto = { metadata: 1, status: 2, message: 3, reason: 4, details: 5, code: 6 };
+
+const listSchemas = new WeakMap<StructSchema, StructSchema>();
+
+/** The `<Kind>List` message of a kind: ListMeta and the items. */
+export function listSchemaOf(item: StructSchema): StructSchema {
+  let list = listSchemas.get(item);
+  if (!list) {
+    list = s.struct(`${item.goName}List`, { apiVersion: s.string(), kind: s.string(), metadata: listMetaSchema, items: s.atomicList(item) });
+    list.proto = { metadata: 1, items: 2 };
+    listSchemas.set(item, list);
+  }
+  return list;
+}

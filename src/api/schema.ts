@@ -131,7 +131,7 @@ function invalidBase64Offset(text: string): number {
  */
 export function decodeValue(schema: Schema, value: unknown, path: string, owner: string, outcome: DecodeOutcome): unknown {
   const mismatch = (): DecodeError => new DecodeError(
-    `cannot unmarshal ${jsonTypeName(value)} into Go struct field ${owner}.${path} of type ${goTypeName(schema)}`);
+    `json: cannot unmarshal ${jsonTypeName(value)} into Go struct field ${owner}.${path} of type ${goTypeName(schema)}`);
   switch (schema.type) {
     case 'string':
       if (typeof value !== 'string') throw mismatch();
@@ -143,7 +143,7 @@ export function decodeValue(schema: Schema, value: unknown, path: string, owner:
       if (typeof value !== 'number') throw mismatch();
       const limit = schema.format === 'int32' ? 2 ** 31 : 2 ** 63;
       if (!Number.isInteger(value) || value >= limit || value < -limit) {
-        throw new DecodeError(`cannot unmarshal number ${value} into Go struct field ${owner}.${path} of type ${schema.format}`);
+        throw new DecodeError(`json: cannot unmarshal number ${value} into Go struct field ${owner}.${path} of type ${schema.format}`);
       }
       return value;
     }

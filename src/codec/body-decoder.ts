@@ -3,12 +3,13 @@
  * apiVersion/kind, decode against the kind's schema, and handle unknown fields per
  * `fieldValidation` (Strict: 400; Warn: warnings; Ignore: dropped), with kube-apiserver's messages.
  */
-import * as yaml from 'js-yaml';
+import { fromYaml } from './yaml.js';
 import { apiVersionOf, type KindDeclaration } from '../api/kind.js';
 import type { KObject } from '../api/meta.js';
 import { DecodeError, decodeValue, type DecodeOutcome } from '../api/schema.js';
 import { errors } from '../status/status-error.js';
 import type { Encoding } from './media-types.js';
+import { duplicateFields } from './duplicate-fields.js';
 import { decodeEnvelope, ProtobufError } from './protobuf.js';
 
 export type FieldValidation = 'Strict' | 'Warn' | 'Ignore';
@@ -32,7 +33,7 @@ function parse(body: Buffer, encoding: Encoding, target: KindDeclaration): unkno
   };
   if (encoding === 'yaml') {
     try {
-      return yaml.load(text, { schema: yaml.JSON_SCHEMA });
+      return fromYaml(text);
     } catch (err) {
       throw unrecognized(`couldn't get version/kind; yaml parse error: ${(err as Error).message.split('\n')[0]}`);
     }
@@ -50,7 +51,7 @@ export function parseBody(body: Buffer, encoding: Encoding, what: string): Recor
   let value: unknown;
   if (encoding === 'protobuf') throw errors.unsupportedMediaType(['application/json', 'application/yaml']);
   try {
-    value = encoding === 'yaml' ? yaml.load(text, { schema: yaml.JSON_SCHEMA }) : JSON.parse(text);
+    value = encoding === 'yaml' ? fromYaml(text) : JSON.parse(text);
   } catch (err) {
     throw errors.badRequest(`error decoding ${what}: ${(err as Error).message.split('\n')[0]}`);
   }
@@ -73,8 +74,11 @@ export function decodeBody(target: KindDeclaration, body: Buffer, encoding: Enco
     throw cannotHandle(`converting (${shortVersion}.${bodyKind}) to (${target.kind}): unknown conversion`);
   }
   if (bodyVersion !== expected) {
-    if (bodyVersion.split('/')[0] === expected.split('/')[0] || !bodyVersion.includes('/')) {
-      throw cannotHandle(`no kind ${JSON.stringify(bodyKind)} is registered for version ${JSON.stringify(bodyVersion)} in scheme`);
+    // another version of the same group is unknown to the scheme; a kind of another group decodes,
+    // then fails the group-version check
+    const groupOf = (v: string) => (v.includes('/') ? v.split('/')[0] : '');
+    if (groupOf(bodyVersion) === groupOf(expected)) {
+      throw cannotHandle(`no kind ${JSON.stringify(bodyKind)} is registered for version ${JSON.stringify(bodyVersion)} in scheme "pkg/api/legacyscheme/scheme.go:30"`);
     }
     throw errors.badRequest(`the API version in the data (${bodyVersion}) does not match the expected API version (${expected})`);
   }
@@ -87,7 +91,9 @@ export function decodeBody(target: KindDeclaration, body: Buffer, encoding: Enco
     throw err;
   }
   object.metadata ??= {};
-  const unknown = outcome.unknownFields.map((f) => `unknown field ${JSON.stringify(f)}`);
-  if (unknown.length > 0 && validation === 'Strict') throw cannotHandle(`strict decoding error: ${unknown.join(', ')}`);
-  return { object, warnings: validation === 'Warn' ? unknown : [] };
+  if (validation === 'Ignore') return { object, warnings: [] };
+  const problems = outcome.unknownFields.map((f) => `unknown field ${JSON.stringify(f)}`);
+  if (encoding === 'json') for (const f of duplicateFields(body.toString('utf8'))) problems.push(`duplicate field ${JSON.stringify(f)}`);
+  if (problems.length > 0 && validation === 'Strict') throw cannotHandle(`strict decoding error: ${problems.join(', ')}`);
+  return { object, warnings: problems };
 }

@@ -4,11 +4,14 @@
  */
 import type { Http2ServerRequest, Http2ServerResponse } from 'node:http2';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import * as yaml from 'js-yaml';
+import { toYaml } from '../codec/yaml.js';
 import type { UserInfo } from '../auth/user.js';
 import type { KObject } from '../api/meta.js';
 import { StoredObject } from '../store/read-model.js';
-import { StatusError } from '../status/status-error.js';
+import { errors, StatusError } from '../status/status-error.js';
+import { encodeEnvelope } from '../codec/protobuf.js';
+import { listSchemaOf, statusSchema } from '../api/meta.js';
+import type { StructSchema } from '../api/schema.js';
 import { negotiateResponse, type Negotiated } from './negotiation.js';
 
 export type Request = IncomingMessage | Http2ServerRequest;
@@ -17,6 +20,8 @@ export type Response = ServerResponse | Http2ServerResponse;
 export class Exchange {
   readonly warnings: string[] = [];
   user: UserInfo | undefined;
+  /** the kind a resource request concerns: its schema encodes protobuf bodies */
+  kind: { schema: StructSchema; kind: string; apiVersion: string } | undefined;
   private negotiatedCache: Negotiated | undefined;
 
   constructor(
@@ -47,61 +52,70 @@ export class Exchange {
     return h;
   }
 
-  send(status: number, contentType: string, body: string, extra?: Readonly<Record<string, string>>): void {
+  send(status: number, contentType: string, body: string | Buffer, extra?: Readonly<Record<string, string>>): void {
     if (this.res.headersSent) return;
     const h = this.headers(contentType, extra);
-    h['content-length'] = String(Buffer.byteLength(body));
+    h['content-length'] = String(typeof body === 'string' ? Buffer.byteLength(body) : body.length);
     this.res.writeHead(status, h);
     if (this.req.method === 'HEAD') this.res.end();
     else this.res.end(body);
   }
 
-  /** Sends an object; `stored` objects reuse their cached JSON. */
+  /** Sends an object; stored objects reuse their cached JSON. */
   sendObject(status: number, obj: StoredObject | Readonly<KObject>): void {
     const n = this.negotiated;
     const object = obj instanceof StoredObject ? obj.object : obj;
-    if (n.encoding === 'yaml') { this.send(status, n.mediaType, yaml.dump(object, { lineWidth: -1 })); return; }
-    if (n.pretty) { this.send(status, n.mediaType, `${JSON.stringify(object, null, 2)}\n`); return; }
-    this.send(status, n.mediaType, `${obj instanceof StoredObject ? obj.json : JSON.stringify(obj)}\n`);
+    if (n.encoding === 'protobuf' && this.kind) {
+      const typeMeta = { apiVersion: object.apiVersion ?? this.kind.apiVersion, kind: object.kind ?? this.kind.kind };
+      this.send(status, n.mediaType, encodeEnvelope(object as Record<string, unknown>, this.kind.schema, typeMeta));
+      return;
+    }
+    if (n.encoding === 'yaml') { this.send(status, n.mediaType, toYaml(object)); return; }
+    if (n.pretty) { this.send(status, 'application/json', `${JSON.stringify(object, null, 2)}\n`); return; }
+    this.send(status, 'application/json', `${obj instanceof StoredObject ? obj.json : JSON.stringify(obj)}\n`);
   }
 
-  /** Sends a document that is not a stored object (discovery, version). */
+  /** Sends a document that is no API object (discovery, version): JSON or YAML only. */
   sendDocument(status: number, doc: unknown): void {
     const n = this.negotiated;
-    if (n.encoding === 'yaml') this.send(status, n.mediaType, yaml.dump(doc, { lineWidth: -1 }));
-    else this.send(status, n.mediaType, `${JSON.stringify(doc, null, n.pretty ? 2 : undefined)}\n`);
+    if (n.encoding === 'yaml') this.send(status, n.mediaType, toYaml(doc));
+    else this.send(status, 'application/json', `${JSON.stringify(doc, null, n.pretty ? 2 : undefined)}\n`);
   }
 
   /** Sends a list envelope around items' cached JSON, without re-serializing them. */
-  sendList(kind: string, apiVersion: string, listMeta: Record<string, unknown>, items: readonly StoredObject[]): void {
+  sendList(listKind: string, apiVersion: string, listMeta: Record<string, unknown>, items: readonly StoredObject[]): void {
     const n = this.negotiated;
-    if (n.encoding === 'yaml' || n.pretty) {
-      const list = { kind, apiVersion, metadata: listMeta, items: items.map((i) => JSON.parse(i.itemJson) as unknown) };
-      this.send(200, n.mediaType, n.encoding === 'yaml' ? yaml.dump(list, { lineWidth: -1 }) : `${JSON.stringify(list, null, 2)}\n`);
+    if (n.encoding === 'protobuf' && this.kind) {
+      const list = { metadata: listMeta, items: items.map((i) => i.object) };
+      this.send(200, n.mediaType, encodeEnvelope(list, listSchemaOf(this.kind.schema), { apiVersion, kind: listKind }));
+      return;
+    }
+    if (n.encoding !== 'json' || n.pretty) {
+      const list = { kind: listKind, apiVersion, metadata: listMeta, items: items.map((i) => JSON.parse(i.itemJson) as unknown) };
+      this.send(200, n.encoding === 'yaml' ? n.mediaType : 'application/json', n.encoding === 'yaml' ? toYaml(list) : `${JSON.stringify(list, null, 2)}\n`);
       return;
     }
     const parts = new Array<string>(items.length);
     for (let i = 0; i < items.length; i++) parts[i] = items[i].itemJson;
-    this.send(200, n.mediaType, `{"kind":${JSON.stringify(kind)},"apiVersion":${JSON.stringify(apiVersion)},"metadata":${JSON.stringify(listMeta)},"items":[${parts.join(',')}]}\n`);
+    this.send(200, n.mediaType, `{"kind":${JSON.stringify(listKind)},"apiVersion":${JSON.stringify(apiVersion)},"metadata":${JSON.stringify(listMeta)},"items":[${parts.join(',')}]}\n`);
+  }
+
+  /** A Status in the negotiated encoding (JSON when negotiation itself failed). */
+  private sendStatus(code: number, status: object, headers?: Readonly<Record<string, string>>): void {
+    let n: Negotiated | undefined;
+    try { n = code === 406 ? undefined : this.negotiated; } catch { /* an unacceptable Accept still gets its Status in JSON */ }
+    if (n?.encoding === 'protobuf') this.send(code, n.mediaType, encodeEnvelope(status as Record<string, unknown>, statusSchema, { apiVersion: 'v1', kind: 'Status' }), headers);
+    else if (n?.encoding === 'yaml') this.send(code, n.mediaType, toYaml(status), headers);
+    else this.send(code, 'application/json', `${JSON.stringify(status)}\n`, headers);
   }
 
   sendError(err: unknown): void {
-    const e = err instanceof StatusError ? err : new StatusError(500, 'InternalError', `Internal error occurred: ${(err as Error)?.message ?? String(err)}`);
-    let contentType = 'application/json';
-    let body = `${JSON.stringify(e.toStatus())}\n`;
-    if (e.code !== 406) {
-      try {
-        const n = this.negotiated;
-        if (n.encoding === 'yaml') { contentType = n.mediaType; body = yaml.dump(e.toStatus()); }
-      } catch { /* an unacceptable Accept still gets its Status in JSON */ }
-    }
-    this.send(e.code, contentType, body, e.headers);
+    const e = err instanceof StatusError ? err : errors.internal(err);
+    this.sendStatus(e.code, e.toStatus(), e.headers);
   }
 
   sendSuccessStatus(details: Record<string, unknown>): void {
-    const status = { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', details };
-    const n = this.negotiated;
-    this.send(200, n.mediaType, n.encoding === 'yaml' ? yaml.dump(status) : `${JSON.stringify(status)}\n`);
+    this.sendStatus(200, { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', details });
   }
 }
 

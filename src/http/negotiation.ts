@@ -2,15 +2,13 @@
  * Content negotiation: which encoding a response uses (Accept) and which decoder reads a body
  * (Content-Type), as k8s.io/apiserver/pkg/endpoints/handlers/negotiation does.
  */
-import { bodyEncodings, encodings, type Encoding } from '../codec/media-types.js';
+import { advertisedMediaTypes, bodyEncodings, encodings, type Encoding } from '../codec/media-types.js';
 import { errors } from '../status/status-error.js';
 
 interface MediaRange { type: string; subtype: string; params: Map<string, string>; q: number }
 
 const responseTypes = encodings;
 
-export const supportedResponseMediaTypes = responseTypes.map((t) => t.mediaType);
-export const supportedBodyMediaTypes = bodyEncodings.filter((t) => !t.mediaType.includes('kubernetes')).map((t) => t.mediaType);
 
 export function parseMediaRanges(header: string): MediaRange[] {
   const out: MediaRange[] = [];
@@ -54,7 +52,7 @@ export function negotiateResponse(accept: string | undefined): Negotiated {
       }
     }
   }
-  throw errors.notAcceptable(supportedResponseMediaTypes);
+  throw errors.notAcceptable(advertisedMediaTypes);
 }
 
 /** The decoder a body's Content-Type selects; a missing type means JSON. Throws 415. */
@@ -62,6 +60,6 @@ export function negotiateBody(contentType: string | undefined): Encoding {
   if (!contentType || contentType.trim() === '') return 'json';
   const mediaType = contentType.split(';')[0].trim().toLowerCase();
   const known = bodyEncodings.find((t) => t.mediaType === mediaType);
-  if (!known) throw errors.unsupportedMediaType(supportedBodyMediaTypes);
+  if (!known) throw errors.unsupportedMediaType(advertisedMediaTypes);
   return known.encoding;
 }

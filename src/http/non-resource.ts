@@ -16,7 +16,14 @@ export const serverVersion = {
   buildDate: '2026-11-01T00:00:00Z', goVersion: `node${process.versions.node}`, compiler: 'node', platform: `${process.platform}/${process.arch === 'x64' ? 'amd64' : process.arch}`,
 };
 
-interface Aggregated { body: string; etag: string }
+/** One aggregated discovery document, in each group name a client may ask for it by. */
+interface Aggregated { bodies: ReadonlyMap<string, string>; etag: string }
+
+/**
+ * Our group name, and Kubernetes' that real kubectl and client-go ask for: the document is the
+ * same apart from its apiVersion, so both are served.
+ */
+const discoveryGroups = ['apidiscovery.orch.io', 'apidiscovery.k8s.io'];
 
 export class NonResourceHandler {
   private readonly aggregated: Record<'api' | 'apis', Aggregated>;
@@ -24,7 +31,8 @@ export class NonResourceHandler {
   constructor(private readonly kinds: KindRegistry, private readonly health: readonly HealthEndpoint[], private readonly serverAddress: () => string) {
     const build = (root: 'api' | 'apis'): Aggregated => {
       const doc = aggregatedDiscovery(kinds, root);
-      return { body: `${JSON.stringify(doc)}\n`, etag: discoveryEtag(doc) };
+      const bodies = new Map(discoveryGroups.map((g) => [g, `${JSON.stringify({ ...doc, apiVersion: `${g}/v2` })}\n`]));
+      return { bodies, etag: discoveryEtag(doc) };
     };
     this.aggregated = { api: build('api'), apis: build('apis') };
   }
@@ -58,18 +66,20 @@ export class NonResourceHandler {
 
   /** The aggregated document, when the client asks for it by media type (kubectl does first). */
   private discoveryRoot(ex: Exchange, root: 'api' | 'apis'): boolean {
-    const wants = parseMediaRanges(header(ex.req, 'accept') ?? '').some((r) =>
-      r.params.get('as') === 'APIGroupDiscoveryList' && r.params.get('g') === 'apidiscovery.orch.io' && r.params.get('v') === 'v2');
-    if (!wants) return false;
+    // the first acceptable range decides, so a client preferring the legacy documents gets them
+    const first = parseMediaRanges(header(ex.req, 'accept') ?? '')[0];
+    const group = first?.params.get('g') ?? '';
+    if (first?.params.get('as') !== 'APIGroupDiscoveryList' || first.params.get('v') !== 'v2' || !discoveryGroups.includes(group)) return false;
     const doc = this.aggregated[root];
-    const headers = { 'content-type': aggregatedDiscoveryMediaType, etag: doc.etag, vary: 'Accept', 'cache-control': 'public' };
+    const body = doc.bodies.get(group) as string;
+    const headers = { 'content-type': aggregatedDiscoveryMediaType.replace('apidiscovery.orch.io', group), etag: doc.etag, vary: 'Accept', 'cache-control': 'public' };
     if (header(ex.req, 'if-none-match') === doc.etag) {
       ex.res.writeHead(304, headers);
       ex.res.end();
       return true;
     }
-    ex.res.writeHead(200, { ...headers, 'content-length': String(Buffer.byteLength(doc.body)) });
-    ex.res.end(doc.body);
+    ex.res.writeHead(200, { ...headers, 'content-length': String(Buffer.byteLength(body)) });
+    ex.res.end(body);
     return true;
   }
 }

@@ -109,7 +109,7 @@ export function parseWriteQuery(q: URLSearchParams, optionsKind: 'CreateOptions'
   }
   const validation = q.get('fieldValidation') ?? 'Warn';
   if (validation !== 'Strict' && validation !== 'Warn' && validation !== 'Ignore') {
-    errs.push(fieldErrors.notSupported('fieldValidation', validation, ['Ignore', 'Strict', 'Warn']));
+    errs.push(fieldErrors.notSupported('fieldValidation', validation, ['', 'Ignore', 'Strict', 'Warn']));
   }
   if (errs.length) throw invalidOptions(optionsKind, errs);
   return { dryRun: dryRun.length > 0, fieldManager, fieldValidation: validation as FieldValidation };

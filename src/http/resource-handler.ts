@@ -23,6 +23,8 @@ export interface ResourceDeps extends WatchDeps {
 /** Which verbs each path shape serves (kube-apiserver registers no route for the others: 405). */
 function allowedOnPath(kind: KindDeclaration, info: RequestInfo): boolean {
   if (info.subresource) return ['get', 'update'].includes(info.verb);
+  // create and the collection verbs have no name; the object verbs need one
+  if (info.name ? info.verb === 'create' : info.verb === 'update' || info.verb === 'patch') return false;
   const crossNamespace = kind.namespaced && !info.namespace;
   if (crossNamespace) return info.verb === 'list' || info.verb === 'watch';
   return kind.verbs.includes(info.verb as KindDeclaration['verbs'][number]);
@@ -74,14 +76,13 @@ export class ResourceHandler {
   }
 
   private async get(ex: Exchange, store: ObjectStore, namespace: string | undefined, name: string): Promise<void> {
-    void ex.negotiated;
     const rv = ex.query.get('resourceVersion');
-    if (rv && rv !== '0') await store.waitForRevision(parseResourceVersion(rv));
+    if (!rv) return ex.sendObject(200, await store.getLatest(namespace, name));
+    if (rv !== '0') await store.waitForRevision(parseResourceVersion(rv));
     ex.sendObject(200, store.get(namespace, name));
   }
 
   private async list(ex: Exchange, store: ObjectStore, kind: KindDeclaration, namespace: string | undefined): Promise<void> {
-    void ex.negotiated;
     const result = await store.list(parseListQuery(ex.query, namespace), ex.now);
     const meta: Record<string, unknown> = { resourceVersion: String(result.revision) };
     if (result.continue) meta.continue = result.continue;
@@ -99,7 +100,6 @@ export class ResourceHandler {
   }
 
   private async create(ex: Exchange, store: ObjectStore, kind: KindDeclaration, namespace: string | undefined): Promise<void> {
-    void ex.negotiated;
     const w = parseWriteQuery(ex.query, 'CreateOptions');
     const obj = await this.decode(ex, kind, w.fieldValidation);
     this.checkNamespace(obj, kind, namespace);
@@ -108,7 +108,6 @@ export class ResourceHandler {
   }
 
   private async update(ex: Exchange, store: ObjectStore, kind: KindDeclaration, namespace: string | undefined, name: string, subresource?: string): Promise<void> {
-    void ex.negotiated;
     const w = parseWriteQuery(ex.query, 'UpdateOptions');
     const obj = await this.decode(ex, kind, w.fieldValidation);
     if (obj.metadata.name !== name) {
@@ -126,7 +125,6 @@ export class ResourceHandler {
   }
 
   private async delete(ex: Exchange, store: ObjectStore, namespace: string | undefined, name: string): Promise<void> {
-    void ex.negotiated;
     const { dryRun, options } = await this.deleteOptions(ex);
     const outcome = await store.delete(namespace, name, options, this.writeContext(ex, undefined, dryRun));
     if (outcome.kind === 'status') ex.sendSuccessStatus(outcome.details);
@@ -134,7 +132,6 @@ export class ResourceHandler {
   }
 
   private async deleteCollection(ex: Exchange, store: ObjectStore, kind: KindDeclaration, namespace: string | undefined): Promise<void> {
-    void ex.negotiated;
     const { dryRun, options } = await this.deleteOptions(ex);
     const result = await store.deleteCollection(parseListQuery(ex.query, namespace), options, this.writeContext(ex, undefined, dryRun));
     ex.sendList(kind.listKind, apiVersionOf(kind), { resourceVersion: String(result.revision) }, result.items);

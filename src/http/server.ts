@@ -13,6 +13,7 @@ import type { Authenticator } from '../auth/authenticator.js';
 import type { Authorizer } from '../auth/authorizer.js';
 import { privilegedGroup } from '../auth/user.js';
 import type { KindRegistry } from '../api/registry.js';
+import { apiVersionOf } from '../api/kind.js';
 import { parseDuration } from '../config/duration.js';
 import { errors, StatusError } from '../status/status-error.js';
 import { Exchange, header, type Request, type Response } from './exchange.js';
@@ -102,6 +103,7 @@ export class FrontDoor {
       if (info.apiPrefix === 'api' && info.apiGroup) throw errors.pathNotFound();
       const kind = this.deps.kinds.lookup(group, info.apiVersion, info.resource);
       if (!kind) throw errors.pathNotFound();
+      ex.kind = { schema: kind.schema, kind: kind.kind, apiVersion: apiVersionOf(kind) };
       void ex.negotiated; // an unacceptable Accept fails before any work is done
       if (info.verb === 'watch') {
         await this.deps.resources.serve(ex, info, kind);
@@ -202,8 +204,12 @@ export class FrontDoor {
     if (this.active > 0) {
       await Promise.race([new Promise<void>((r) => { this.drained = r; }), new Promise((r) => setTimeout(r, graceMs).unref())]);
     }
-    // idle keep-alive connections and HTTP/2 sessions would hold close() open
-    for (const session of this.sessions) session.close();
+    // HTTP/2 sessions close once their streams have sent what they hold (watches' last bookmarks);
+    // whatever is still open after that, idle keep-alive connections included, is cut
+    await Promise.race([
+      Promise.all([...this.sessions].map((session) => new Promise<void>((resolve) => session.close(() => resolve())))),
+      new Promise((r) => setTimeout(r, 2000).unref()),
+    ]);
     for (const socket of this.sockets) socket.destroy();
     await Promise.race([closed, new Promise((r) => setTimeout(r, 1000).unref())]);
   }

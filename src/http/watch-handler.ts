@@ -186,6 +186,6 @@ export function webSocketTransport(ws: WebSocket): WatchTransport {
 
 export async function serveWatch(ex: Exchange, info: RequestInfo, kind: KindDeclaration, store: ObjectStore, deps: WatchDeps): Promise<void> {
   const plan = planWatch(ex.query, info, kind, store, deps);
-  if (ex.negotiated.encoding !== 'json') throw errors.notAcceptable(['application/json']);
+  if (ex.negotiated.encoding !== 'json') throw errors.notAcceptable(['application/json', 'application/json;stream=watch']);
   await runWatch(plan, httpTransport(ex), deps);
 }

@@ -10,10 +10,10 @@ import { formatTime } from '../api/schema.js';
 import type { FieldSelector } from '../api/selection/field-selector.js';
 import type { LabelSelector } from '../api/selection/label-selector.js';
 import { updateManagedFields } from '../patch/managed-fields.js';
-import { decodeContinue, encodeContinue, expiredContinue } from '../store/continue-token.js';
+import { decodeContinue, encodeContinue, expiredContinue, latestRevision } from '../store/continue-token.js';
 import { StoredObject, tableOf, type ReadModel, type Table } from '../store/read-model.js';
 import type { SnapshotCache } from '../store/snapshot-cache.js';
-import { objectKey, type MutationResult } from '../store/storage.js';
+import { objectKey, type CurrentRevision, type MutationResult, type StoredItem } from '../store/storage.js';
 import type { WriterClient } from '../store/writer-client.js';
 import { errors, type GroupResource, StatusError } from '../status/status-error.js';
 
@@ -55,7 +55,7 @@ export interface RegistryDeps {
   readModel: ReadModel;
   writer: WriterClient;
   snapshots: SnapshotCache;
-  config: { eventTtlMs: number };
+  config: { eventTtlMs: number; continueTtlMs: number };
 }
 
 /** How long a read for a revision the store has not reached waits before 504 (as Kubernetes). */
@@ -102,6 +102,56 @@ export class ObjectStore {
     return found;
   }
 
+  /**
+   * GET without a resourceVersion: like a list without one, it must see every write any
+   * replica acknowledged before it began.
+   */
+  async getLatest(namespace: string | undefined, name: string): Promise<StoredObject> {
+    const current = await this.currentRevision();
+    if (current.cacheCurrent) return this.get(namespace, name);
+    const key = this.key(namespace, name);
+    const found = (await this.storageRead(key, current.revision)).find((item) => item.key === key);
+    const object = found && tableOf([found]).get(this.path(namespace, name));
+    if (!object) throw errors.notFound(this.groupResource, name);
+    return object;
+  }
+
+  private async currentRevision(): Promise<CurrentRevision> {
+    try {
+      return await this.deps.writer.currentRevision(`${this.kind.resource}/`);
+    } catch (err) {
+      throw errors.serviceUnavailable(`storage is unavailable: ${(err as Error).message}`, 1);
+    }
+  }
+
+  /** Keys under `prefix` read from storage at the revision it just reported as current. */
+  private async storageRead(prefix: string, revision: number): Promise<StoredItem[]> {
+    let read;
+    try {
+      read = await this.deps.writer.readAt(prefix, revision);
+    } catch (err) {
+      throw errors.serviceUnavailable(`storage is unavailable: ${(err as Error).message}`, 1);
+    }
+    if ('compacted' in read) throw errors.serviceUnavailable(`storage compacted revision ${revision} while it was read`, 1);
+    return read.items;
+  }
+
+  /**
+   * A list without resourceVersion (consistent): from the read model when it already holds
+   * storage's current state of this resource, else from storage at that revision (shared storage
+   * whose watch has not yet brought another replica's latest writes).
+   */
+  private async latestSource(now: number): Promise<{ table: Table; revision: number; live: boolean }> {
+    const rm = this.deps.readModel;
+    const resource = this.kind.resource;
+    const current = await this.currentRevision();
+    if (current.cacheCurrent) return { table: rm.table(resource), revision: rm.revision, live: true };
+    const table = tableOf(await this.storageRead(`${resource}/`, current.revision));
+    // kept like a snapshot, so continue tokens at this revision find it
+    this.deps.snapshots.put(resource, current.revision, table, now);
+    return { table, revision: current.revision, live: false };
+  }
+
   /** Field values a field selector may name, looked up lazily per object. */
   fieldValue(obj: Readonly<KObject>, field: string): string | undefined {
     if (field === 'metadata.name') return obj.metadata.name ?? '';
@@ -142,7 +192,7 @@ export class ObjectStore {
   }
 
   /** The table a list reads, at the revision its resourceVersion semantics ask for. */
-  private async listSource(q: ListQuery, now: number): Promise<{ table: Table; revision: number; start?: string; live: boolean }> {
+  private async listSource(q: ListQuery, now: number): Promise<{ table: Table; revision: number; start?: string; live: boolean; expiresAt?: number }> {
     const rm = this.deps.readModel;
     const resource = this.kind.resource;
     if (q.continue) {
@@ -150,27 +200,32 @@ export class ObjectStore {
         throw errors.badRequest('specifying resource version is not allowed when using continue');
       }
       const token = decodeContinue(q.continue);
-      const table = await this.tableAt(token.revision, now, true);
-      return { table, revision: token.revision, start: token.start, live: false };
+      if (token.revision === latestRevision) {
+        return { table: rm.table(resource), revision: rm.revision, start: token.start, live: true };
+      }
+      if (token.expiresAt !== undefined && token.expiresAt <= now) throw expiredContinue(token.start);
+      const table = await this.tableAt(token.revision, now, token.start);
+      return { table, revision: token.revision, start: token.start, live: false, expiresAt: token.expiresAt };
     }
     const rv = q.resourceVersion ?? '';
-    if (rv === '' || rv === '0') return { table: rm.table(resource), revision: rm.revision, live: true };
+    if (rv === '0') return { table: rm.table(resource), revision: rm.revision, live: true };
+    if (rv === '') return this.latestSource(now);
     const revision = parseResourceVersion(rv);
     const exact = q.resourceVersionMatch === 'Exact' || (q.resourceVersionMatch === undefined && (q.limit ?? 0) > 0);
     await this.waitForRevision(revision);
     if (!exact || revision === rm.revision) return { table: rm.table(resource), revision: rm.revision, live: true };
-    return { table: await this.tableAt(revision, now, false), revision, live: false };
+    return { table: await this.tableAt(revision, now), revision, live: false };
   }
 
-  /** A past state: a kept snapshot, else the store's history, else 410. */
-  private async tableAt(revision: number, now: number, forContinue: boolean): Promise<Table> {
+  /** A past state: a kept snapshot, else the store's history, else 410. `continueFrom`: the key a continue token resumes at. */
+  private async tableAt(revision: number, now: number, continueFrom?: string): Promise<Table> {
     const rm = this.deps.readModel;
     const resource = this.kind.resource;
     if (revision === rm.revision) return rm.table(resource);
     const kept = this.deps.snapshots.get(resource, revision, now);
     if (kept) return kept;
-    const expired = () => forContinue ? expiredContinue()
-      : errors.expired(`too old resource version: ${revision} (${rm.compactRevision})`);
+    const expired = () => continueFrom !== undefined ? expiredContinue(continueFrom)
+      : errors.expired('The resourceVersion for the provided list is too old.');
     if (revision < rm.compactRevision || revision > rm.revision) throw expired();
     const read = await this.deps.writer.readAt(`${resource}/`, revision);
     if ('compacted' in read) throw expired();
@@ -208,7 +263,8 @@ export class ObjectStore {
     });
     const result: ListResult = { revision: source.revision, items };
     if (next !== undefined) {
-      result.continue = encodeContinue(source.revision, next);
+      // one lifetime for the whole list, from its first page: the same page always gets the same token
+      result.continue = encodeContinue(source.revision, next, source.expiresAt ?? now + this.deps.config.continueTtlMs);
       if (source.live) this.deps.snapshots.put(this.kind.resource, source.revision, table.clone(), now);
       if (!filtered) {
         let remaining = 0;
@@ -260,9 +316,8 @@ export class ObjectStore {
     const meta = obj.metadata ?? (obj.metadata = {});
     if (this.kind.namespaced) meta.namespace = namespace;
     if (meta.resourceVersion) {
-      // kube-apiserver's storage refuses this with a plain (500) error
-      throw new StatusError(500, 'InternalError', 'Internal error occurred: resourceVersion should not be set on objects to be created',
-        { causes: [{ message: 'resourceVersion should not be set on objects to be created' }] });
+      // kube-apiserver's storage refuses this with a plain error: 500 without a reason
+      throw errors.unknown('resourceVersion should not be set on objects to be created');
     }
     delete meta.deletionTimestamp;
     delete meta.deletionGracePeriodSeconds;
@@ -296,6 +351,10 @@ export class ObjectStore {
   /** Commits a prepared object; returns what the read model now holds (or the object, on dry run). */
   private async commit(op: 'create' | 'update', obj: KObject, ctx: WriteContext, expectedRevision?: number): Promise<StoredObject | WriteFailure> {
     if (ctx.dryRun) {
+      // a dry run checks what storage would: a create of an existing name is still a conflict
+      if (op === 'create' && this.deps.readModel.get(this.kind.resource, this.path(obj.metadata.namespace, obj.metadata.name as string))) {
+        return { id: 0, ok: false, failure: 'exists' };
+      }
       const out = structuredClone(obj);
       if (op === 'create') delete out.metadata.resourceVersion;
       return new StoredObject(out, 0);
@@ -341,6 +400,11 @@ export class ObjectStore {
         }
       }
       if (wanted && wanted !== current.object.metadata.resourceVersion) throw errors.staleUpdate(this.groupResource, name);
+      const uid = body.metadata?.uid;
+      if (uid && uid !== current.object.metadata.uid) {
+        // kube-apiserver turns a body uid into a storage precondition, failing as a storage error
+        throw errors.conflict(this.groupResource, name, `StorageError: invalid object, Code: 4, Key: /registry/${this.key(namespace, name)}, ResourceVersion: 0, AdditionalErrorMsg: Precondition failed: UID in precondition: ${uid}, UID in object meta: ${current.object.metadata.uid}`);
+      }
       const next = this.prepareUpdate(body, current.object, ctx, subresource);
       const outcome = await this.writeUpdate(next, current, ctx);
       if (outcome instanceof StoredObject) return { object: outcome, created: false };
@@ -425,11 +489,13 @@ export class ObjectStore {
       const current = this.get(namespace, name);
       const obj = current.object;
       const pre = options.preconditions;
+      // rest.BeforeDelete words these with the kind (not the resource) as the conflicting "resource"
+      const byKind = { group: this.kind.group, resource: this.kind.kind };
       if (pre?.uid !== undefined && pre.uid !== obj.metadata.uid) {
-        throw errors.conflict(this.groupResource, name, `Precondition failed: UID in precondition: ${pre.uid}, UID in object meta: ${obj.metadata.uid}`);
+        throw errors.conflict(byKind, name, `the UID in the precondition (${pre.uid}) does not match the UID in record (${obj.metadata.uid}). The object might have been deleted and then recreated`);
       }
       if (pre?.resourceVersion !== undefined && pre.resourceVersion !== obj.metadata.resourceVersion) {
-        throw errors.conflict(this.groupResource, name, `Precondition failed: ResourceVersion in precondition: ${pre.resourceVersion}, ResourceVersion in object meta: ${obj.metadata.resourceVersion}`);
+        throw errors.conflict(byKind, name, `the ResourceVersion in the precondition (${pre.resourceVersion}) does not match the ResourceVersion in record (${obj.metadata.resourceVersion}). The object might have been modified`);
       }
       if (obj.metadata.deletionTimestamp) {
         // already terminating: deleting again changes nothing

@@ -5,6 +5,7 @@
  */
 
 export type StatusReason =
+  | '' // StatusReasonUnknown: errors that are not API errors
   | 'BadRequest' | 'Unauthorized' | 'Forbidden' | 'NotFound' | 'AlreadyExists' | 'Conflict'
   | 'Gone' | 'Expired' | 'Invalid' | 'MethodNotAllowed' | 'NotAcceptable' | 'UnsupportedMediaType'
   | 'RequestEntityTooLarge' | 'TooManyRequests' | 'InternalError' | 'Timeout' | 'ServiceUnavailable';
@@ -26,10 +27,10 @@ export interface GroupResource { group: string; resource: string }
 export interface StatusObject {
   kind: 'Status';
   apiVersion: 'v1';
-  metadata: Record<string, never>;
+  metadata: { continue?: string };
   status: 'Failure';
   message: string;
-  reason: StatusReason;
+  reason?: StatusReason;
   details?: StatusDetails;
   code: number;
 }
@@ -42,6 +43,8 @@ export class StatusError extends Error {
     readonly details?: StatusDetails,
     /** extra response headers, e.g. Retry-After */
     readonly headers?: Readonly<Record<string, string>>,
+    /** the Status's list metadata (a fresh continue token with an expired one) */
+    readonly listMeta?: { continue?: string },
   ) {
     super(message);
     this.name = 'StatusError';
@@ -50,8 +53,8 @@ export class StatusError extends Error {
   toStatus(): StatusObject {
     // field order as kube-apiserver writes it: details before code
     return {
-      kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: this.message, reason: this.reason,
-      ...(this.details ? { details: this.details } : {}), code: this.code,
+      kind: 'Status', apiVersion: 'v1', metadata: this.listMeta ?? {}, status: 'Failure', message: this.message,
+      ...(this.reason ? { reason: this.reason } : {}), ...(this.details ? { details: this.details } : {}), code: this.code,
     };
   }
 }
@@ -112,7 +115,7 @@ export const errors = {
     return new StatusError(404, 'NotFound', 'the server could not find the requested resource', {});
   },
   methodNotAllowed(): StatusError {
-    return new StatusError(405, 'MethodNotAllowed', 'the server does not allow this method on the requested resource');
+    return new StatusError(405, 'MethodNotAllowed', 'the server does not allow this method on the requested resource', {});
   },
   notAcceptable(supported: readonly string[]): StatusError {
     return new StatusError(406, 'NotAcceptable', `only the following media types are accepted: ${supported.join(', ')}`);
@@ -127,8 +130,12 @@ export const errors = {
   gone(message: string): StatusError {
     return new StatusError(410, 'Gone', message);
   },
-  expired(message: string): StatusError {
-    return new StatusError(410, 'Expired', message);
+  expired(message: string, listMeta?: { continue?: string }): StatusError {
+    return new StatusError(410, 'Expired', message, undefined, undefined, listMeta);
+  },
+  /** An error that is not an API error: kube-apiserver answers 500 with its text and no reason. */
+  unknown(message: string): StatusError {
+    return new StatusError(500, '', message);
   },
   timeout(message: string, retryAfterSeconds?: number, causes?: StatusCause[]): StatusError {
     const d: StatusDetails | undefined = retryAfterSeconds !== undefined || causes
@@ -182,6 +189,7 @@ const typeTitles: Record<FieldErrorType, string> = {
 /** Renders a value the way Go's `%#v` does for the types that reach validation. */
 function goValue(v: unknown): string {
   if (typeof v === 'string') return JSON.stringify(v);
+  if (Array.isArray(v) && v.every((x) => typeof x === 'string')) return `[]string{${v.map((x) => JSON.stringify(x)).join(', ')}}`;
   if (v === null || v === undefined) return 'null';
   if (typeof v === 'object') return JSON.stringify(v);
   return String(v);

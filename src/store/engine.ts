@@ -2,7 +2,7 @@
  * What a storage engine must do for the writer worker. SQLite answers synchronously inside the
  * worker; etcd answers over the network and also reports changes other processes made.
  */
-import type { ChangeEvent, LoadedState, Mutation, MutationResult, StoredItem } from './storage.js';
+import type { ChangeEvent, CurrentRevision, LoadedState, Mutation, MutationResult, StoredItem } from './storage.js';
 
 export interface CommitOutcome {
   /** the changes this batch committed, in revision order (engines that deliver changes through `onChanges` return none) */
@@ -22,6 +22,13 @@ export interface StorageEngine {
   /** throws when storage cannot serve */
   ping(): Promise<void>;
   close(): Promise<void>;
-  /** engines shared with other processes report every committed change here, in revision order */
-  onChanges?(listener: (events: ChangeEvent[]) => void): void;
+  /**
+   * Engines shared with other processes report every committed change here, in revision order,
+   * each exactly once; `revision`: every change at or below it has now been reported.
+   */
+  onChanges?(listener: (events: ChangeEvent[], revision: number) => void): void;
+  /** ...and report here when they no longer can (their change stream lost history) */
+  onFailure?(listener: (message: string) => void): void;
+  /** shared engines: the current revision, and whether the changes reported so far hold the state at it for keys under `prefix` */
+  currentRevision?(prefix: string): Promise<CurrentRevision>;
 }

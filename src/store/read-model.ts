@@ -146,8 +146,10 @@ export class ReadModel {
   apply(events: readonly ChangeEvent[], own?: ReadonlyMap<number, KObject>): void {
     if (events.length === 0) return;
     const changes: ObjectChange[] = [];
+    // several events may share a revision (etcd deletes every key of an expired lease at once)
+    const applied = this.currentRevision;
     for (const e of events) {
-      if (e.revision <= this.currentRevision) continue; // already applied (a replayed watch)
+      if (e.revision <= applied) continue; // already applied (a replayed watch)
       const [resource, path] = splitKey(e.key);
       const table = this.table(resource);
       const previous = table.get(path);
@@ -173,6 +175,16 @@ export class ReadModel {
       changes.push({ type: e.type === 'DELETED' ? 'DELETED' : previous ? 'MODIFIED' : 'ADDED', revision: e.revision, resource, path, object, previous, mutationId: e.mutationId });
     }
     for (const l of this.listeners) l(changes);
+    this.wake();
+  }
+
+  /**
+   * Records that storage has no change for this model up to `revision` beyond those applied
+   * (etcd reports such progress): reads waiting for it may go ahead.
+   */
+  advance(revision: number): void {
+    if (revision <= this.currentRevision) return;
+    this.currentRevision = revision;
     this.wake();
   }
 

@@ -48,29 +48,55 @@ export interface LoadedState {
   items: StoredItem[];
 }
 
+/**
+ * What a consistent read needs: the store's current revision, and whether the read model already
+ * holds that state for the keys under `prefix` (else the read is served from storage at `revision`).
+ */
+export interface CurrentRevision { revision: number; cacheCurrent: boolean }
+
 /** Messages from the front thread to the writer worker. */
 export type WriterRequest =
   | { t: 'mutate'; batch: Mutation[] }
   | { t: 'readAt'; id: number; prefix: string; revision: number }
+  /** only sent to engines shared with other processes: SQLite's read model is always current */
+  | { t: 'currentRevision'; id: number; prefix: string }
   | { t: 'close' };
 
 /** Messages from the writer worker to the front thread. */
 export type WriterMessage =
   | { t: 'ready'; state: LoadedState }
-  | { t: 'commit'; events: ChangeEvent[]; results: MutationResult[] }
+  /** `revision`, when set: every change at or below it has been sent (it may exceed the last event's) */
+  | { t: 'commit'; events: ChangeEvent[]; results: MutationResult[]; revision?: number }
   | { t: 'compacted'; compactRevision: number }
   /** the state of every key under `prefix` at a past revision; `compacted` when history is gone */
   | { t: 'readAtResult'; id: number; items?: StoredItem[]; compacted?: boolean; error?: string }
+  | { t: 'currentRevisionResult'; id: number; current?: CurrentRevision; error?: string }
   | { t: 'health'; ok: boolean; message?: string }
+  /** storage can no longer serve this process (before ready: it never could); the process must restart */
   | { t: 'fatal'; message: string }
   | { t: 'closed' };
 
-export interface WriterOptions {
-  engine: 'sqlite';
-  dataDir: string;
-  /** how long history is kept for watches, exact reads and continue tokens */
-  historyMs: number;
+/** How to reach etcd: the `--etcd-*` flags. */
+export interface EtcdSettings {
+  /** client URLs, http:// or https:// */
+  servers: string[];
+  /** every key lives under `<prefix>/` */
+  prefix: string;
+  caFile?: string;
+  certFile?: string;
+  keyFile?: string;
+  /** compact history older than this; 0 = never compact */
+  compactionIntervalMs: number;
 }
+
+export type WriterOptions =
+  | {
+    engine: 'sqlite';
+    dataDir: string;
+    /** how long history is kept for watches, exact reads and continue tokens */
+    historyMs: number;
+  }
+  | { engine: 'etcd'; etcd: EtcdSettings; historyMs: number };
 
 /** `serviceaccounts/default/builder`, `namespaces/default`: the storage key of an object. */
 export function objectKey(resource: string, namespace: string | undefined, name: string): string {

@@ -6,7 +6,7 @@
 import { Worker } from 'node:worker_threads';
 import type { KObject } from '../api/meta.js';
 import { ReadModel } from './read-model.js';
-import type { Mutation, MutationResult, StoredItem, WriterMessage, WriterOptions } from './storage.js';
+import type { CurrentRevision, Mutation, MutationResult, StoredItem, WriterMessage, WriterOptions } from './storage.js';
 
 export interface StorageHealth { ok: boolean; message?: string }
 
@@ -19,12 +19,17 @@ export class WriterClient {
   private nextId = 1;
   private readonly pending = new Map<number, Pending>();
   private readonly reads = new Map<number, { resolve: (r: HistoryRead) => void; reject: (e: Error) => void }>();
+  private readonly revisionQueries = new Map<number, { resolve: (r: CurrentRevision) => void; reject: (e: Error) => void }>();
+  private readonly fatalListeners: Array<(message: string) => void> = [];
   private outbox: Mutation[] = [];
   private flushQueued = false;
   private closed: Promise<void> | undefined;
   health: StorageHealth = { ok: true };
+  /** false once the writer is gone or storage failed for good: only a restart helps */
+  alive = true;
 
-  private constructor(private readonly worker: Worker, readonly readModel: ReadModel) {}
+  /** `shared`: other processes write the same storage (etcd), so the read model can lag behind it */
+  private constructor(private readonly worker: Worker, readonly readModel: ReadModel, private readonly shared: boolean) {}
 
   static start(workerUrl: URL, options: WriterOptions): Promise<WriterClient> {
     const worker = new Worker(workerUrl, { workerData: options });
@@ -37,7 +42,7 @@ export class WriterClient {
         worker.off('error', reject);
         if (msg.t === 'fatal') { reject(new Error(`storage: ${msg.message}`)); return; }
         if (msg.t !== 'ready') { reject(new Error(`storage writer sent ${msg.t} before ready`)); return; }
-        const client = new WriterClient(worker, new ReadModel(msg.state));
+        const client = new WriterClient(worker, new ReadModel(msg.state), options.engine === 'etcd');
         worker.on('message', (m: WriterMessage) => client.receive(m));
         worker.on('error', (err) => { client.health = { ok: false, message: err.message }; });
         worker.on('exit', () => client.failAll('storage writer exited'));
@@ -70,6 +75,26 @@ export class WriterClient {
     });
   }
 
+  /**
+   * What a consistent read must wait for or read: storage's current revision, and whether the
+   * read model (once it has applied what the writer sent before answering) holds that state for
+   * keys under `prefix`. Only shared storage asks; this process's own read model is otherwise
+   * current, since every write is answered after the read model applied it.
+   */
+  currentRevision(prefix: string): Promise<CurrentRevision> {
+    if (!this.shared) return Promise.resolve({ revision: this.readModel.revision, cacheCurrent: true });
+    const id = this.nextId++;
+    return new Promise((resolve, reject) => {
+      this.revisionQueries.set(id, { resolve, reject });
+      this.worker.postMessage({ t: 'currentRevision', id, prefix });
+    });
+  }
+
+  /** Called when storage can no longer serve this process (its change stream lost history). */
+  onFatal(listener: (message: string) => void): void {
+    this.fatalListeners.push(listener);
+  }
+
   private flush(): void {
     this.flushQueued = false;
     const batch = this.outbox;
@@ -86,6 +111,7 @@ export class WriterClient {
           if (object) (own ??= new Map()).set(e.mutationId as number, object);
         }
         this.readModel.apply(msg.events, own);
+        if (msg.revision !== undefined) this.readModel.advance(msg.revision);
         for (const r of msg.results) {
           const p = this.pending.get(r.id);
           if (!p) continue;
@@ -105,18 +131,33 @@ export class WriterClient {
         else r.resolve(msg.compacted ? { compacted: true } : { items: msg.items ?? [] });
         break;
       }
+      case 'currentRevisionResult': {
+        const q = this.revisionQueries.get(msg.id);
+        if (!q) break;
+        this.revisionQueries.delete(msg.id);
+        if (msg.current) q.resolve(msg.current);
+        else q.reject(new Error(msg.error ?? 'no answer'));
+        break;
+      }
       case 'health': this.health = { ok: msg.ok, message: msg.message }; break;
-      case 'fatal': this.health = { ok: false, message: msg.message }; break;
+      case 'fatal':
+        this.health = { ok: false, message: msg.message };
+        this.alive = false;
+        for (const l of this.fatalListeners) l(msg.message);
+        break;
       default: break;
     }
   }
 
   private failAll(message: string): void {
     this.health = { ok: false, message };
+    this.alive = false;
     for (const [id, p] of this.pending) p.resolve({ id, ok: false, failure: 'unavailable', message });
     this.pending.clear();
     for (const r of this.reads.values()) r.reject(new Error(message));
     this.reads.clear();
+    for (const q of this.revisionQueries.values()) q.reject(new Error(message));
+    this.revisionQueries.clear();
   }
 
   /** Lets queued writes commit, then closes storage. */

@@ -1,15 +1,14 @@
 /**
- * The official JavaScript client (`@kubernetes/client-node` 2.x) against a real server: CoreV1Api for
+ * The official JavaScript client (`@kubernetes/client-node` 1.4, the newest line that runs on Node 20) against a real server: CoreV1Api for
  * namespaces, serviceaccounts and secrets; KubernetesObjectApi and CustomObjectsApi for
  * `events.orch.io/v1` Events; errors as ApiException; chunked lists with limit/continue.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import {
-  ApiException, CoreV1Api, CustomObjectsApi, KubeConfig, KubernetesObjectApi,
-  type KubernetesObject, type V1Secret, type V1ServiceAccount, type V1Status,
-} from '@kubernetes/client-node';
+import type { KubernetesObject, V1Secret, V1ServiceAccount, V1Status } from '@kubernetes/client-node';
 import { startServer, type TestServer } from '../support/server.js';
+
+import { ApiException, CoreV1Api, CustomObjectsApi, KubeConfig, KubernetesObjectApi } from '@kubernetes/client-node';
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
 
@@ -25,7 +24,7 @@ async function rejects(call: Promise<unknown>, code: number, reason?: string): P
     result = await call;
   } catch (err) {
     assert.ok(err instanceof ApiException, `expected an ApiException, got ${String(err)}`);
-    const e = err as ApiException<unknown>;
+    const e = err as InstanceType<typeof ApiException<unknown>>;
     assert.equal(e.code, code, `expected HTTP ${code}, got ${e.code}: ${String(e.body)}`);
     const body = (typeof e.body === 'string' ? JSON.parse(e.body) : e.body) as StatusBody;
     assert.equal(body.kind, 'Status');
@@ -90,8 +89,9 @@ describe('@kubernetes/client-node', () => {
       assert.ok(Number(created.metadata?.resourceVersion) > 0);
       assert.equal(created.status?.phase, 'Active');
       assert.ok(created.spec?.finalizers?.includes('orch'), `spec.finalizers: ${JSON.stringify(created.spec?.finalizers)}`);
-      // the namespace-name label Kubernetes adds to every namespace
-      assert.equal(created.metadata?.labels?.['kubernetes.io/metadata.name'] ?? created.metadata?.labels?.['orch.io/metadata.name'], 'cn-ns-crud');
+      // the namespace-name label Kubernetes adds to every namespace (kubernetes.io/metadata.name)
+      assert.equal(created.metadata?.labels?.['orch.io/metadata.name'], 'cn-ns-crud');
+      assert.equal(created.metadata?.labels?.team, 'blue');
 
       const read = await core.readNamespace({ name: 'cn-ns-crud' });
       assert.equal(read.metadata?.uid, created.metadata?.uid);
@@ -204,7 +204,8 @@ describe('@kubernetes/client-node', () => {
 
       const all = await core.listServiceAccountForAllNamespaces({ labelSelector: 'app=web,env=prod' });
       assert.equal(all.kind, 'ServiceAccountList');
-      assert.deepEqual(names(all), ['cn-sa/lab-a', 'cn-sa-2/lab-d']);
+      // ordered by storage key: namespace, then name ('cn-sa-2/' sorts before 'cn-sa/')
+      assert.deepEqual(names(all), ['cn-sa-2/lab-d', 'cn-sa/lab-a']);
 
       // every namespace gets a `default` ServiceAccount from the controller
       const everything = await waitFor('default service accounts', async () => {
@@ -234,19 +235,22 @@ describe('@kubernetes/client-node', () => {
       assert.equal(stale.message, 'Operation cannot be fulfilled on serviceaccounts "replace-me": the object has been modified; please apply your changes to the latest version and try again');
       assert.equal((await core.readNamespacedServiceAccount({ name: 'replace-me', namespace: 'cn-sa' })).metadata?.labels?.v, '2');
 
-      // uid cannot change
-      const uidChange = await rejects(core.replaceNamespacedServiceAccount({ name: 'replace-me', namespace: 'cn-sa', body: { ...replaced, metadata: { ...replaced.metadata, uid: '00000000-0000-0000-0000-000000000000' } } }), 422, 'Invalid');
-      assert.ok(uidChange.details?.causes?.some((c) => c.field === 'metadata.uid'), JSON.stringify(uidChange.details?.causes));
+      // a uid in a PUT body is a precondition (kube-apiserver's defaultUpdatedObjectInfo): a different uid is a 409 Conflict
+      const uidChange = await rejects(core.replaceNamespacedServiceAccount({ name: 'replace-me', namespace: 'cn-sa', body: { ...replaced, metadata: { ...replaced.metadata, uid: '00000000-0000-0000-0000-000000000000' } } }), 409, 'Conflict');
+      assert.equal(uidChange.message, `Operation cannot be fulfilled on serviceaccounts "replace-me": StorageError: invalid object, Code: 4, Key: /registry/serviceaccounts/cn-sa/replace-me, ResourceVersion: 0, AdditionalErrorMsg: Precondition failed: UID in precondition: 00000000-0000-0000-0000-000000000000, UID in object meta: ${replaced.metadata?.uid}`);
+      assert.equal((await core.readNamespacedServiceAccount({ name: 'replace-me', namespace: 'cn-sa' })).metadata?.uid, created.metadata?.uid);
+      // creationTimestamp cannot change: it is reset to the stored value, as Kubernetes does
+      const moved = await core.replaceNamespacedServiceAccount({ name: 'replace-me', namespace: 'cn-sa', body: { ...replaced, metadata: { ...replaced.metadata, resourceVersion: undefined, creationTimestamp: new Date('2001-01-01T00:00:00Z') } } });
+      assert.equal(moved.metadata?.creationTimestamp?.toISOString(), created.metadata?.creationTimestamp?.toISOString());
 
       // name in the body differs from the URL
       await rejects(core.replaceNamespacedServiceAccount({ name: 'replace-me', namespace: 'cn-sa', body: { ...replaced, metadata: { ...replaced.metadata, name: 'other-name' } } }), 400, 'BadRequest');
     });
 
-    it('creates on update (PUT of a missing ServiceAccount answers 201)', async () => {
-      const out = await core.replaceNamespacedServiceAccountWithHttpInfo({ name: 'put-created', namespace: 'cn-sa', body: { metadata: { name: 'put-created' } } });
-      assert.equal(out.httpStatusCode, 201);
-      assert.equal(out.data.metadata?.name, 'put-created');
-      assert.ok(out.data.metadata?.uid);
+    it('does not create on update (ServiceAccounts do not allow create-on-update: PUT of a missing one is 404)', async () => {
+      const nf = await rejects(core.replaceNamespacedServiceAccount({ name: 'put-created', namespace: 'cn-sa', body: { metadata: { name: 'put-created' } } }), 404, 'NotFound');
+      assert.equal(nf.message, 'serviceaccounts "put-created" not found');
+      await rejects(core.readNamespacedServiceAccount({ name: 'put-created', namespace: 'cn-sa' }), 404, 'NotFound');
     });
 
     it('answers 404, 409 and 422 as ApiException', async () => {
@@ -258,10 +262,6 @@ describe('@kubernetes/client-node', () => {
       assert.equal(nf.message, 'serviceaccounts "ghost" not found');
       assert.equal(nf.details?.kind, 'serviceaccounts');
       await rejects(core.deleteNamespacedServiceAccount({ name: 'ghost', namespace: 'cn-sa' }), 404, 'NotFound');
-      await rejects(core.replaceNamespacedServiceAccount({ name: 'ghost', namespace: 'cn-sa', body: { metadata: { name: 'ghost', resourceVersion: '1' } } }), 404, 'NotFound').catch(async () => {
-        // some servers answer 409 for a precondition on a missing object; Kubernetes answers 404 (NotFound)
-        assert.fail('PUT with a resourceVersion on a missing ServiceAccount must be 404 NotFound');
-      });
 
       // a missing namespace is 404 for the namespace
       const noNs = await rejects(core.createNamespacedServiceAccount({ namespace: 'cn-missing-ns', body: { metadata: { name: 'x' } } }), 404, 'NotFound');
@@ -293,8 +293,40 @@ describe('@kubernetes/client-node', () => {
 
       // precondition on uid
       const pre = await rejects(core.deleteNamespacedServiceAccount({ name: 'delete-me', namespace: 'cn-sa', body: { preconditions: { uid: created.metadata!.uid! } } }), 409, 'Conflict');
-      assert.match(pre.message, /Precondition failed: UID in precondition/);
+      assert.equal(pre.message, `Operation cannot be fulfilled on ServiceAccount "delete-me": the UID in the precondition (${created.metadata!.uid!}) does not match the UID in record (${again.metadata!.uid!}). The object might have been deleted and then recreated`);
+      const preRv = await rejects(core.deleteNamespacedServiceAccount({ name: 'delete-me', namespace: 'cn-sa', body: { preconditions: { resourceVersion: '1' } } }), 409, 'Conflict');
+      assert.match(preRv.message, /the ResourceVersion in the precondition \(1\) does not match the ResourceVersion in record/);
       await core.readNamespacedServiceAccount({ name: 'delete-me', namespace: 'cn-sa' });
+    });
+
+    it('dryRun=All validates and answers, but stores nothing and consumes no resourceVersion', async () => {
+      await waitFor('the default ServiceAccount of cn-sa', async () => {
+        try { return await core.readNamespacedServiceAccount({ name: 'default', namespace: 'cn-sa' }); } catch { return undefined; }
+      });
+      const rvBefore = (await core.listNamespacedServiceAccount({ namespace: 'cn-sa' })).metadata?.resourceVersion;
+      const dry = await core.createNamespacedServiceAccount({ namespace: 'cn-sa', dryRun: 'All', body: { metadata: { name: 'dry-one', labels: { dry: 'run' } } } });
+      assert.equal(dry.metadata?.name, 'dry-one');
+      assert.deepEqual(dry.metadata?.labels, { dry: 'run' });
+      assert.ok(dry.metadata?.creationTimestamp instanceof Date);
+      await rejects(core.readNamespacedServiceAccount({ name: 'dry-one', namespace: 'cn-sa' }), 404, 'NotFound');
+      await rejects(core.createNamespacedServiceAccount({ namespace: 'cn-sa', dryRun: 'All', body: { metadata: { name: 'Dry_Bad' } } }), 422, 'Invalid');
+      const builder = await core.readNamespacedServiceAccount({ name: 'builder', namespace: 'cn-sa' });
+      const dryDelete = await core.deleteNamespacedServiceAccount({ name: 'builder', namespace: 'cn-sa', dryRun: 'All' });
+      assert.equal(dryDelete.metadata?.uid, builder.metadata?.uid);
+      const stillThere = await core.readNamespacedServiceAccount({ name: 'builder', namespace: 'cn-sa' });
+      assert.equal(stillThere.metadata?.resourceVersion, builder.metadata?.resourceVersion);
+      // as kube-apiserver: the CreateOptions are invalid
+      const bogus = await rejects(core.createNamespacedServiceAccount({ namespace: 'cn-sa', dryRun: 'Bogus', body: { metadata: { name: 'x' } } }), 422, 'Invalid');
+      assert.equal(bogus.details?.kind, 'CreateOptions');
+      assert.ok(bogus.details?.causes?.some((c) => c.field === 'dryRun' && c.reason === 'FieldValueNotSupported'), JSON.stringify(bogus.details?.causes));
+      await rejects(core.readNamespacedServiceAccount({ name: 'x', namespace: 'cn-sa' }), 404, 'NotFound');
+      const rvAfter = (await core.listNamespacedServiceAccount({ namespace: 'cn-sa' })).metadata?.resourceVersion;
+      assert.equal(rvAfter, rvBefore, 'no revision was consumed by dry runs');
+    });
+
+    it('dryRun=All create of an existing name is 409 AlreadyExists', async () => {
+      const dup = await rejects(core.createNamespacedServiceAccount({ namespace: 'cn-sa', dryRun: 'All', body: { metadata: { name: 'builder' } } }), 409, 'AlreadyExists');
+      assert.equal(dup.message, 'serviceaccounts "builder" already exists');
     });
 
     it('pages through a list with limit and continue on one snapshot', async () => {
@@ -503,6 +535,22 @@ describe('@kubernetes/client-node', () => {
       assert.equal(status.kind, 'Status');
       assert.equal(status.status, 'Success');
       await rejects(custom.getNamespacedCustomObject({ group, version, plural, namespace, name: 'ev-custom' }), 404, 'NotFound');
+    });
+
+    it('creates an Event on update (PUT of a missing Event answers 201), then replaces it (200)', async () => {
+      const group = 'events.orch.io', version = 'v1', plural = 'events', namespace = 'cn-events';
+      const put = await custom.replaceNamespacedCustomObjectWithHttpInfo({ group, version, plural, namespace, name: 'ev-put', body: event('ev-put') });
+      assert.equal(put.httpStatusCode, 201);
+      const created = put.data as Record<string, any>;
+      assert.ok(created.metadata.uid);
+      const again = await custom.replaceNamespacedCustomObjectWithHttpInfo({ group, version, plural, namespace, name: 'ev-put', body: { ...created, metadata: { ...created.metadata, labels: { changed: 'yes' } } } });
+      assert.equal(again.httpStatusCode, 200);
+      const replaced = again.data as Record<string, any>;
+      assert.deepEqual(replaced.metadata.labels, { changed: 'yes' });
+      assert.equal(replaced.metadata.uid, created.metadata.uid);
+      assert.ok(Number(replaced.metadata.resourceVersion) > Number(created.metadata.resourceVersion));
+      // the note of an existing Event is immutable
+      await rejects(custom.replaceNamespacedCustomObject({ group, version, plural, namespace, name: 'ev-put', body: { ...replaced, note: 'changed' } }), 422, 'Invalid');
     });
 
     it('validates new Events (422 with causes)', async () => {

@@ -152,6 +152,8 @@ export function request(server: TestServer, path: string, o: RequestOptions = {}
   const body = o.body === undefined ? undefined : typeof o.body === 'string' || Buffer.isBuffer(o.body) ? o.body : JSON.stringify(o.body);
   const headers: Record<string, string> = { ...(o.headers ?? {}) };
   if (body !== undefined && !Object.keys(headers).some((h) => h.toLowerCase() === 'content-type')) headers['content-type'] = 'application/json';
+  // a DELETE with a body must say how long it is, or the body reads as the next request
+  if (body !== undefined && !Object.keys(headers).some((h) => h.toLowerCase() === 'content-length')) headers['content-length'] = String(Buffer.byteLength(body));
   return new Promise((resolve, reject) => {
     const req = httpsRequest(`${server.url}${path}`, {
       method: o.method ?? 'GET', headers, ca: server.admin.ca,

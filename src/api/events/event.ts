@@ -48,7 +48,8 @@ function validateNewEvent(event: EventObject): FieldError[] {
   const reason = event.reason ?? '';
   if (!reason) errs.push(fieldErrors.required('reason'));
   if (reason.length > reasonLimit) errs.push(fieldErrors.invalid('reason', '', `can have at most ${reasonLimit} characters`));
-  if ((event.note ?? '').length > noteLimit) errs.push(fieldErrors.invalid('note', '', `can have at most ${noteLimit} characters`));
+  // field paths below are the internal Event's names, as kube-apiserver validates after conversion
+  if ((event.note ?? '').length > noteLimit) errs.push(fieldErrors.invalid('message', '', `can have at most ${noteLimit} characters`));
   errs.push(...validateObjectMeta(event.metadata, true, 'dns1123Subdomain'));
   if (event.series) {
     if ((event.series.count ?? 0) < 2) errs.push(fieldErrors.invalid('series.count', '', 'should be at least 2'));
@@ -58,10 +59,10 @@ function validateNewEvent(event: EventObject): FieldError[] {
   if (event.type !== 'Normal' && event.type !== 'Warning') {
     errs.push(fieldErrors.invalid('type', '', `has invalid value: ${event.type ?? ''}`));
   }
-  if (event.deprecatedFirstTimestamp) errs.push(fieldErrors.invalid('deprecatedFirstTimestamp', '', 'needs to be unset'));
-  if (event.deprecatedLastTimestamp) errs.push(fieldErrors.invalid('deprecatedLastTimestamp', '', 'needs to be unset'));
-  if (event.deprecatedCount) errs.push(fieldErrors.invalid('deprecatedCount', '', 'needs to be unset'));
-  if (event.deprecatedSource?.component || event.deprecatedSource?.host) errs.push(fieldErrors.invalid('deprecatedSource', '', 'needs to be unset'));
+  if (event.deprecatedFirstTimestamp) errs.push(fieldErrors.invalid('firstTimestamp', '', 'needs to be unset'));
+  if (event.deprecatedLastTimestamp) errs.push(fieldErrors.invalid('lastTimestamp', '', 'needs to be unset'));
+  if (event.deprecatedCount) errs.push(fieldErrors.invalid('count', '', 'needs to be unset'));
+  if (event.deprecatedSource?.component || event.deprecatedSource?.host) errs.push(fieldErrors.invalid('source', '', 'needs to be unset'));
   return errs;
 }
 
