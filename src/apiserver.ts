@@ -25,6 +25,7 @@ import { SnapshotCache } from './store/snapshot-cache.js';
 import { WriterClient } from './store/writer-client.js';
 import { StatusError } from './status/status-error.js';
 import { ChangeLog } from './watch/change-log.js';
+import { EncoderPool } from './watch/encoder-pool.js';
 import { WatchHub } from './watch/watch-hub.js';
 
 /** Namespaces that exist from the first start (kube-apiserver's bootstrap controller). */
@@ -90,7 +91,8 @@ export async function startApiServer(config: ServerConfig, log: Logger): Promise
   for (const kind of kinds.kinds) stores.set(kind, new ObjectStore(kind, { readModel, writer, snapshots, config }));
   const store = (k: KindDeclaration) => stores.get(k) as ObjectStore;
 
-  const hub = new WatchHub(readModel, new ChangeLog(readModel.revision, config.watchHistoryMs), { maxBufferedBytes: watchBufferBytes, bookmarkIntervalMs });
+  const encoders = new EncoderPool(new URL('../workers/encoder.js', import.meta.url), 2);
+  const hub = new WatchHub(readModel, new ChangeLog(readModel.revision, config.watchHistoryMs), encoders, { maxBufferedBytes: watchBufferBytes, bookmarkIntervalMs });
   const shutdownListeners = new Set<() => void>();
 
   const storageCheck: HealthCheck = { name: 'etcd', check: () => (writer.health.ok ? undefined : writer.health.message ?? 'storage unavailable') };
@@ -184,8 +186,9 @@ export async function startApiServer(config: ServerConfig, log: Logger): Promise
         if (config.shutdownDelayMs > 0) await new Promise((r) => setTimeout(r, config.shutdownDelayMs));
         for (const c of controllers) c.stop();
         for (const listener of [...shutdownListeners]) listener();
-        hub.closeAll();
+        await hub.closeAll();
         await frontDoor.close(config.requestTimeoutMs);
+        await encoders.close();
         await writer.close();
         log.info('storage closed');
       })();

@@ -694,3 +694,32 @@ export function decodeEnvelope(body: Uint8Array, schema: StructSchema): { apiVer
   readFields(r, schema, '', object);
   return { apiVersion, kind, object };
 }
+
+function varintBytes(n: number): number[] {
+  const out: number[] = [];
+  while (n > 127) { out.push((n & 0x7f) | 0x80); n >>>= 7; }
+  out.push(n);
+  return out;
+}
+
+/**
+ * One event of a protobuf watch stream, as kube-apiserver frames it: a 4-byte big-endian length,
+ * then a raw (unenveloped) metav1.WatchEvent {type = 1, object = 2 RawExtension {raw = 1}} whose raw
+ * object is the enveloped object. The enveloped object is encoded once per event; this wrapper is
+ * a few bytes around it.
+ */
+export function encodeWatchFrame(type: string, objectEnvelope: Uint8Array): Buffer {
+  const typeBytes = Buffer.from(type, 'latin1');
+  const rawField = [0x0a, ...varintBytes(objectEnvelope.length)];
+  const extensionLength = rawField.length + objectEnvelope.length;
+  const head = Buffer.from([
+    0x0a, ...varintBytes(typeBytes.length), ...typeBytes,
+    0x12, ...varintBytes(extensionLength), ...rawField,
+  ]);
+  const eventLength = head.length + objectEnvelope.length;
+  const frame = Buffer.allocUnsafe(4 + eventLength);
+  frame.writeUInt32BE(eventLength, 0);
+  head.copy(frame, 4);
+  frame.set(objectEnvelope, 4 + head.length);
+  return frame;
+}

@@ -59,7 +59,7 @@ export class ResourceHandler {
   planWebSocketWatch(query: URLSearchParams, info: RequestInfo, kind: KindDeclaration): (ws: WebSocket) => Promise<void> {
     if (info.verb !== 'watch') throw errors.badRequest('only watch requests can be served over a WebSocket');
     if (kind.namespaced && info.name && !info.namespace) throw errors.pathNotFound();
-    const plan = planWatch(query, info, kind, this.deps.stores.get(kind) as ObjectStore, this.deps);
+    const plan = planWatch(query, info, kind, this.deps.stores.get(kind) as ObjectStore, this.deps, 'json');
     return (ws) => runWatch(plan, webSocketTransport(ws), this.deps);
   }
 

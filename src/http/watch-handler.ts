@@ -10,9 +10,11 @@ import { apiVersionOf, type KindDeclaration } from '../api/kind.js';
 import type { KObject } from '../api/meta.js';
 import { FieldSelector } from '../api/selection/field-selector.js';
 import { parseResourceVersion, type ObjectStore } from '../registry/object-store.js';
-import type { ReadModel } from '../store/read-model.js';
+import type { ReadModel, StoredObject } from '../store/read-model.js';
 import { errors } from '../status/status-error.js';
-import { jsonFrame, type WatchHub, type WatchSink, type WatchSpec } from '../watch/watch-hub.js';
+import { encodeEnvelope, encodeWatchFrame } from '../codec/protobuf.js';
+import { statusSchema } from '../api/meta.js';
+import { jsonFrame, leftSelectorObject, type Frame, type WatchEncoding, type WatchHub, type WatchSink, type WatchSpec } from '../watch/watch-hub.js';
 import type { Exchange } from './exchange.js';
 import { parseWatchQuery, type WatchQuery } from './query.js';
 import type { RequestInfo } from './request-info.js';
@@ -44,7 +46,7 @@ interface WatchPlan {
 }
 
 /** Validates a watch request; throws the StatusError to answer instead. */
-export function planWatch(query: URLSearchParams, info: RequestInfo, kind: KindDeclaration, store: ObjectStore, deps: WatchDeps): WatchPlan {
+export function planWatch(query: URLSearchParams, info: RequestInfo, kind: KindDeclaration, store: ObjectStore, deps: WatchDeps, encoding: WatchEncoding): WatchPlan {
   const namespace = kind.namespaced && info.namespace ? info.namespace : undefined;
   const q = parseWatchQuery(query, namespace, deps.watchListEnabled);
   if (info.name) {
@@ -56,6 +58,7 @@ export function planWatch(query: URLSearchParams, info: RequestInfo, kind: KindD
   const rv = q.resourceVersion;
   const matches = (o: Readonly<KObject>) =>
     (!namespace || o.metadata.namespace === namespace) && store.matches(o, q.labelSelector, q.fieldSelector);
+  const typeMeta = { kind: kind.kind, apiVersion: apiVersionOf(kind) };
   return {
     query: q, kind, namespace,
     requested: rv && rv !== '0' ? parseResourceVersion(rv) : undefined,
@@ -64,42 +67,47 @@ export function planWatch(query: URLSearchParams, info: RequestInfo, kind: KindD
       resource: kind.resource,
       pathPrefix: namespace ? `${namespace}/` : undefined,
       matches,
+      filtered: Boolean((q.labelSelector && !q.labelSelector.empty) || (q.fieldSelector && !q.fieldSelector.empty)),
       bookmarks: q.allowWatchBookmarks,
-      typeMeta: { kind: kind.kind, apiVersion: apiVersionOf(kind) },
+      typeMeta,
+      encoding,
+      envelope: encoding === 'protobuf' ? (o) => encodeEnvelope(o as Record<string, unknown>, kind.schema, typeMeta) : undefined,
     },
   };
 }
 
 /** The frames that bring a new watcher up to date: synthetic ADDED events, or the changes since a revision. */
-function catchUp(plan: WatchPlan, deps: WatchDeps): { frames: string[]; expired?: string } {
+function catchUp(plan: WatchPlan, deps: WatchDeps): { frames: Frame[]; expired?: Frame } {
   const rm = deps.readModel;
-  const frames: string[] = [];
+  const frames: Frame[] = [];
   const { matches } = plan.spec;
+  const spec = { ...plan.spec, startRevision: rm.revision };
+  const frame = (type: 'ADDED' | 'MODIFIED' | 'DELETED', stored: StoredObject): Frame =>
+    plan.spec.encoding === 'protobuf' ? deps.hub.catchUpFrame(type, stored, spec) : jsonFrame(type, stored.json);
   if (plan.initialEvents) {
     const table = rm.table(plan.kind.resource);
     const lo = plan.namespace ? `${plan.namespace}/` : table.minKey() ?? '';
     const hi = plan.namespace ? `${plan.namespace}0` : '\uffff';
-    table.forRange(lo, hi, false, (_k, v) => { if (matches(v.object)) frames.push(jsonFrame('ADDED', v.json)); });
+    table.forRange(lo, hi, false, (_k, v) => { if (matches(v.object)) frames.push(frame('ADDED', v)); });
     return { frames };
   }
   const from = plan.requested ?? rm.revision;
   const changes = deps.hub.changeLog.since(from, plan.kind.resource);
   if (!changes) {
     const status = errors.expired(`too old resource version: ${from} (${deps.hub.changeLog.floor + 1})`).toStatus();
-    return { frames, expired: jsonFrame('ERROR', JSON.stringify(status)) };
+    const expired = plan.spec.encoding === 'protobuf'
+      ? encodeWatchFrame('ERROR', encodeEnvelope(status as unknown as Record<string, unknown>, statusSchema, { apiVersion: 'v1', kind: 'Status' }))
+      : jsonFrame('ERROR', JSON.stringify(status));
+    return { frames, expired };
   }
   // replayed changes follow the same selector rules as live ones
   for (const c of changes) {
     if (plan.spec.pathPrefix && !c.path.startsWith(plan.spec.pathPrefix)) continue;
     const now = c.type !== 'DELETED' && matches(c.object.object);
     const was = c.previous !== undefined && matches(c.previous.object);
-    if (c.type === 'DELETED') { if (was) frames.push(jsonFrame('DELETED', c.object.json)); }
-    else if (now) frames.push(jsonFrame(was ? 'MODIFIED' : 'ADDED', c.object.json));
-    else if (was) {
-      const prev = structuredClone(c.previous?.object) as KObject;
-      prev.metadata.resourceVersion = String(c.revision);
-      frames.push(jsonFrame('DELETED', JSON.stringify(prev)));
-    }
+    if (c.type === 'DELETED') { if (was) frames.push(frame('DELETED', c.object)); }
+    else if (now) frames.push(frame(was ? 'MODIFIED' : 'ADDED', c.object));
+    else if (was) frames.push(frame('DELETED', leftSelectorObject(c)));
   }
   return { frames };
 }
@@ -121,6 +129,7 @@ export async function runWatch(plan: WatchPlan, transport: WatchTransport, deps:
   const watcher = deps.hub.add({ ...plan.spec, startRevision }, sink);
   if (frames.length) sink.write(frames);
   if (plan.query.sendInitialEvents && plan.query.allowWatchBookmarks) watcher.sendBookmark(startRevision, true);
+  const hub = deps.hub;
 
   const timeoutSeconds = plan.query.timeoutSeconds ?? deps.minRequestTimeoutSeconds * (1 + Math.random());
   await new Promise<void>((resolve) => {
@@ -130,9 +139,12 @@ export async function runWatch(plan: WatchPlan, transport: WatchTransport, deps:
       done = true;
       clearTimeout(timer);
       stopShutdown();
-      if (lastBookmark && plan.query.allowWatchBookmarks) watcher.sendBookmark(rm.revision);
-      watcher.close();
-      resolve();
+      const revision = rm.revision;
+      hub.inOrder(watcher, () => {
+        if (lastBookmark && plan.query.allowWatchBookmarks) watcher.sendBookmark(revision);
+        watcher.close();
+        resolve();
+      });
     };
     const timer = setTimeout(() => finish(true), timeoutSeconds * 1000);
     const stopShutdown = deps.onShutdown(() => finish(true));
@@ -141,13 +153,13 @@ export async function runWatch(plan: WatchPlan, transport: WatchTransport, deps:
 }
 
 /** The chunked-HTTP transport (HTTP/1.1 chunked encoding, HTTP/2 data frames). */
-export function httpTransport(ex: Exchange): WatchTransport {
+export function httpTransport(ex: Exchange, contentType: string): WatchTransport {
   // both compatibility responses write alike; HTTP/2 buffers in its stream
   const res = ex.res as ServerResponse;
   const stream = 'stream' in ex.res ? ex.res.stream : undefined;
   return {
     open() {
-      res.writeHead(200, { 'content-type': 'application/json', 'cache-control': 'no-cache, private' });
+      res.writeHead(200, { 'content-type': contentType, 'cache-control': 'no-cache, private' });
       if (!stream) res.flushHeaders();
       return {
         write: (frames) => {
@@ -185,7 +197,8 @@ export function webSocketTransport(ws: WebSocket): WatchTransport {
 }
 
 export async function serveWatch(ex: Exchange, info: RequestInfo, kind: KindDeclaration, store: ObjectStore, deps: WatchDeps): Promise<void> {
-  const plan = planWatch(ex.query, info, kind, store, deps);
-  if (ex.negotiated.encoding !== 'json') throw errors.notAcceptable(['application/json', 'application/json;stream=watch']);
-  await runWatch(plan, httpTransport(ex), deps);
+  const n = ex.negotiated;
+  if (n.encoding === 'yaml') throw errors.notAcceptable(['application/json', 'application/vnd.orch.protobuf;stream=watch']);
+  const plan = planWatch(ex.query, info, kind, store, deps, n.encoding);
+  await runWatch(plan, httpTransport(ex, n.encoding === 'protobuf' ? `${n.mediaType};stream=watch` : 'application/json'), deps);
 }

@@ -1,19 +1,25 @@
 /**
- * Fan-out of committed changes to watch streams. Each change is encoded at most once per event
- * shape (not once per watcher); each stream receives one write per batch of changes; a stream
- * whose unread bytes pass its bound is ended, so a stalled client never holds up the others or
- * grows memory (it resumes from its last resourceVersion).
+ * Fan-out of committed changes to watch streams. Each change is encoded at most once per
+ * encoding and event shape, never once per watcher: JSON frames wrap the object's served JSON on
+ * the front thread; protobuf envelopes come from the encoder pool, delivered in commit order. Each
+ * stream receives one write per batch; a stream whose unsent bytes pass its bound is ended, so a
+ * stalled client never holds up the others or grows memory (it resumes from its last resourceVersion).
  */
 import type { KObject } from '../api/meta.js';
+import { encodeWatchFrame } from '../codec/protobuf.js';
 import { StoredObject, type ObjectChange, type ReadModel } from '../store/read-model.js';
 import type { ChangeLog } from './change-log.js';
+import type { EncoderPool } from './encoder-pool.js';
 
 export type WatchEventType = 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK' | 'ERROR';
+export type WatchEncoding = 'json' | 'protobuf';
+/** One whole event as sent: a JSON line, or a length-prefixed protobuf WatchEvent. */
+export type Frame = string | Uint8Array;
 
 /** Where a watch's bytes go: an HTTP response, a WebSocket. */
 export interface WatchSink {
-  /** one batch of event frames, each a whole event (JSON and a newline), shared with other watchers */
-  write(frames: readonly string[]): void;
+  /** one batch of event frames, shared with other watchers: never modify them */
+  write(frames: readonly Frame[]): void;
   /** bytes accepted but not yet sent to the client */
   bufferedBytes(): number;
   end(): void;
@@ -24,50 +30,85 @@ export interface WatchSpec {
   /** `namespace/` key prefix, or undefined for all namespaces / cluster-scoped kinds */
   pathPrefix?: string;
   matches(object: Readonly<KObject>): boolean;
+  /** whether `matches` can reject an object of the resource (a selector is in use) */
+  filtered: boolean;
   /** only changes after this revision are sent */
   startRevision: number;
   bookmarks: boolean;
   typeMeta: { kind: string; apiVersion: string };
+  encoding: WatchEncoding;
+  /** the protobuf envelope of an object of this kind (protobuf watches: bookmarks and catch-up) */
+  envelope?(object: Readonly<KObject>): Uint8Array;
 }
 
 export function jsonFrame(type: WatchEventType, objectJson: string): string {
   return `{"type":"${type}","object":${objectJson}}\n`;
 }
 
-export function bookmarkFrame(typeMeta: { kind: string; apiVersion: string }, revision: number, initialEventsEnd = false): string {
+function bookmarkObject(typeMeta: { kind: string; apiVersion: string }, revision: number, initialEventsEnd: boolean): KObject {
+  const metadata: KObject['metadata'] = { resourceVersion: String(revision) };
+  if (initialEventsEnd) metadata.annotations = { 'orch.io/initial-events-end': 'true' };
+  return { kind: typeMeta.kind, apiVersion: typeMeta.apiVersion, metadata };
+}
+
+export function bookmarkFrame(spec: Pick<WatchSpec, 'typeMeta' | 'encoding' | 'envelope'>, revision: number, initialEventsEnd = false): Frame {
+  if (spec.encoding === 'protobuf' && spec.envelope) {
+    return encodeWatchFrame('BOOKMARK', spec.envelope(bookmarkObject(spec.typeMeta, revision, initialEventsEnd)));
+  }
+  const { typeMeta } = spec;
   const annotations = initialEventsEnd ? ',"annotations":{"orch.io/initial-events-end":"true"}' : '';
   return jsonFrame('BOOKMARK', `{"kind":${JSON.stringify(typeMeta.kind)},"apiVersion":${JSON.stringify(typeMeta.apiVersion)},"metadata":{"resourceVersion":"${revision}","creationTimestamp":null${annotations}}}`);
 }
 
-/** The frames one change may produce, each built on first use and shared by every watcher. */
-class ChangeFrames {
-  private added?: string;
-  private modified?: string;
-  private deleted?: string;
-  private leftSelector?: string;
+/** The previous content of an object that stopped matching a selector, at the change's revision. */
+export function leftSelectorObject(change: ObjectChange): StoredObject {
+  const prev = structuredClone(change.previous?.object ?? change.object.object) as KObject;
+  prev.metadata.resourceVersion = String(change.revision);
+  return new StoredObject(prev, change.revision);
+}
 
+/** The frames one change may produce for watchers of one encoding, each built on first use. */
+interface FrameSource {
+  frame(type: 'ADDED' | 'MODIFIED' | 'DELETED'): Frame;
+  leftSelectorFrame(): Frame;
+}
+
+class JsonFrames implements FrameSource {
+  private readonly built = new Map<string, string>();
   constructor(private readonly change: ObjectChange) {}
 
   frame(type: 'ADDED' | 'MODIFIED' | 'DELETED'): string {
-    const json = this.change.object.json;
-    switch (type) {
-      case 'ADDED': return (this.added ??= jsonFrame('ADDED', json));
-      case 'MODIFIED': return (this.modified ??= jsonFrame('MODIFIED', json));
-      case 'DELETED': return (this.deleted ??= jsonFrame('DELETED', json));
-    }
+    let f = this.built.get(type);
+    if (f === undefined) this.built.set(type, (f = jsonFrame(type, this.change.object.json)));
+    return f;
   }
 
-  /** An object that stopped matching a selector: DELETED with its previous content at this revision. */
   leftSelectorFrame(): string {
-    if (this.leftSelector !== undefined) return this.leftSelector;
-    const prev = structuredClone(this.change.previous?.object ?? this.change.object) as KObject;
-    prev.metadata.resourceVersion = String(this.change.revision);
-    return (this.leftSelector = jsonFrame('DELETED', new StoredObject(prev, this.change.revision).json));
+    let f = this.built.get('left');
+    if (f === undefined) this.built.set('left', (f = jsonFrame('DELETED', leftSelectorObject(this.change).json)));
+    return f;
+  }
+}
+
+class ProtobufFrames implements FrameSource {
+  private readonly built = new Map<string, Uint8Array>();
+  constructor(private readonly envelope: Uint8Array, private readonly leftEnvelope: Uint8Array | undefined) {}
+
+  frame(type: 'ADDED' | 'MODIFIED' | 'DELETED'): Uint8Array {
+    let f = this.built.get(type);
+    if (f === undefined) this.built.set(type, (f = encodeWatchFrame(type, this.envelope)));
+    return f;
+  }
+
+  leftSelectorFrame(): Uint8Array {
+    let f = this.built.get('left');
+    if (f === undefined) this.built.set('left', (f = encodeWatchFrame('DELETED', this.leftEnvelope ?? this.envelope)));
+    return f;
   }
 }
 
 export class Watcher {
-  private pending: string[] = [];
+  private pending: Frame[] = [];
   private lastBookmarkAt = Date.now();
   closed = false;
   /** ended because its client stopped reading */
@@ -76,7 +117,7 @@ export class Watcher {
   constructor(readonly spec: WatchSpec, private readonly sink: WatchSink, private readonly onClose: (w: Watcher) => void) {}
 
   /** Queues the frame (if any) this change means for this watcher, by the cacher's selector rules. */
-  offer(change: ObjectChange, frames: ChangeFrames): boolean {
+  offer(change: ObjectChange, frames: FrameSource): boolean {
     if (change.revision <= this.spec.startRevision || this.closed) return false;
     const prefix = this.spec.pathPrefix;
     if (prefix && !change.path.startsWith(prefix)) return false;
@@ -110,7 +151,7 @@ export class Watcher {
     return frames.length;
   }
 
-  send(frames: readonly string[]): void {
+  send(frames: readonly Frame[]): void {
     if (!this.closed && frames.length > 0) this.sink.write(frames);
   }
 
@@ -120,7 +161,7 @@ export class Watcher {
 
   sendBookmark(revision: number, initialEventsEnd = false): void {
     this.lastBookmarkAt = Date.now();
-    this.send([bookmarkFrame(this.spec.typeMeta, revision, initialEventsEnd)]);
+    this.send([bookmarkFrame(this.spec, revision, initialEventsEnd)]);
   }
 
   close(): void {
@@ -145,10 +186,14 @@ export interface WatchCounters {
 
 export class WatchHub {
   private readonly byResource = new Map<string, Set<Watcher>>();
-  readonly counters: WatchCounters = { eventsSent: 0, endedSlow: 0 };
   private readonly ticker: NodeJS.Timeout;
+  /** protobuf deliveries, chained so they reach watchers in commit order however the pool finishes */
+  private binaryDeliveries: Promise<void> = Promise.resolve();
+  /** protobuf envelopes of object versions that new watchers caught up on */
+  private readonly envelopes = new WeakMap<StoredObject, Uint8Array>();
+  readonly counters: WatchCounters = { eventsSent: 0, endedSlow: 0 };
 
-  constructor(private readonly readModel: ReadModel, readonly changeLog: ChangeLog, private readonly options: WatchHubOptions) {
+  constructor(private readonly readModel: ReadModel, readonly changeLog: ChangeLog, readonly encoders: EncoderPool, private readonly options: WatchHubOptions) {
     readModel.onChange((changes) => this.deliver(changes));
     this.ticker = setInterval(() => this.bookmarks(), Math.min(1000, options.bookmarkIntervalMs));
     this.ticker.unref();
@@ -175,32 +220,98 @@ export class WatchHub {
   private deliver(changes: readonly ObjectChange[]): void {
     this.changeLog.append(changes, Date.now());
     const touched = new Set<Watcher>();
+    // protobuf work for this batch: which changes, and whether any protobuf watcher filters
+    const binary: ObjectChange[] = [];
+    const binaryFiltered = new Set<string>();
     for (const change of changes) {
       const watchers = this.byResource.get(change.resource);
       if (!watchers || watchers.size === 0) continue;
-      const frames = new ChangeFrames(change);
+      let frames: JsonFrames | undefined;
+      let wantsBinary = false;
       for (const w of watchers) {
-        if (w.offer(change, frames)) touched.add(w);
+        if (w.spec.encoding === 'protobuf') {
+          wantsBinary = true;
+          if (w.spec.filtered) binaryFiltered.add(change.resource);
+          continue;
+        }
+        if (w.offer(change, (frames ??= new JsonFrames(change)))) touched.add(w);
       }
+      if (wantsBinary) binary.push(change);
     }
     for (const w of touched) this.counters.eventsSent += w.flush(this.options.maxBufferedBytes);
+    if (binary.length > 0) this.deliverBinary(binary, binaryFiltered);
+  }
+
+  /** Encodes a batch in the pool (in parallel with other batches) and delivers it in commit order. */
+  private deliverBinary(changes: ObjectChange[], filtered: ReadonlySet<string>): void {
+    const resources: string[] = [];
+    const objects: string[] = [];
+    const left: Array<number | undefined> = [];
+    for (const c of changes) {
+      resources.push(c.resource);
+      objects.push(c.object.json);
+      if (c.type === 'MODIFIED' && c.previous && filtered.has(c.resource)) {
+        left.push(objects.length);
+        resources.push(c.resource);
+        objects.push(leftSelectorObject(c).json);
+      } else {
+        left.push(undefined);
+      }
+    }
+    const encoded = this.encoders.encode(resources, objects);
+    this.binaryDeliveries = this.binaryDeliveries.then(() => encoded).then((envelopes) => {
+      const touched = new Set<Watcher>();
+      let at = 0;
+      changes.forEach((change, i) => {
+        const source = new ProtobufFrames(envelopes[at], left[i] !== undefined ? envelopes[left[i] as number] : undefined);
+        at += left[i] !== undefined ? 2 : 1;
+        for (const w of this.byResource.get(change.resource) ?? []) {
+          if (w.spec.encoding === 'protobuf' && w.offer(change, source)) touched.add(w);
+        }
+      });
+      for (const w of touched) this.counters.eventsSent += w.flush(this.options.maxBufferedBytes);
+    }, () => {
+      // an encoding failure ends the protobuf streams of these resources: clients resume and relist
+      for (const change of changes) for (const w of this.byResource.get(change.resource) ?? []) if (w.spec.encoding === 'protobuf') w.close();
+    });
+  }
+
+  /**
+   * Runs `fn` once everything already committed has reached `w`: at once for JSON watchers, after
+   * pending encodes for protobuf ones, so that a bookmark never overtakes the events it vouches for.
+   */
+  inOrder(w: Watcher, fn: () => void): void {
+    if (w.spec.encoding === 'json') fn();
+    else this.binaryDeliveries = this.binaryDeliveries.then(fn, fn);
+  }
+
+  /** A catch-up frame for a new protobuf watcher; each object version is encoded once, however many watchers start. */
+  catchUpFrame(type: 'ADDED' | 'MODIFIED' | 'DELETED', stored: StoredObject, spec: WatchSpec): Uint8Array {
+    let envelope = this.envelopes.get(stored);
+    if (!envelope) this.envelopes.set(stored, (envelope = (spec.envelope as NonNullable<WatchSpec['envelope']>)(stored.object)));
+    return encodeWatchFrame(type, envelope);
   }
 
   private bookmarks(): void {
     const now = Date.now();
+    const revision = this.readModel.revision;
     for (const set of this.byResource.values()) {
-      for (const w of set) if (w.bookmarkDue(now, this.options.bookmarkIntervalMs)) w.sendBookmark(this.readModel.revision);
+      for (const w of set) if (w.bookmarkDue(now, this.options.bookmarkIntervalMs)) this.inOrder(w, () => w.sendBookmark(revision));
     }
   }
 
   /** Ends every stream (server shutdown), with a last bookmark where asked for. */
-  closeAll(): void {
+  closeAll(): Promise<void> {
     clearInterval(this.ticker);
+    const revision = this.readModel.revision;
     for (const set of this.byResource.values()) {
       for (const w of [...set]) {
-        if (w.spec.bookmarks) w.sendBookmark(this.readModel.revision);
-        w.close();
+        this.inOrder(w, () => {
+          if (w.spec.bookmarks) w.sendBookmark(revision);
+          w.close();
+        });
       }
     }
+    return this.binaryDeliveries;
   }
 }

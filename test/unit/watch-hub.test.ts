@@ -1,0 +1,126 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { serviceAccountKind } from '../../src/api/core/service-account.js';
+import { encodeEnvelope } from '../../src/codec/protobuf.js';
+import { ReadModel } from '../../src/store/read-model.js';
+import type { EncoderPool } from '../../src/watch/encoder-pool.js';
+import { ChangeLog } from '../../src/watch/change-log.js';
+import { WatchHub, type Frame, type WatchSink, type WatchSpec } from '../../src/watch/watch-hub.js';
+
+/** An encoder pool that encodes in-process and counts what it was asked to encode. */
+function countingPool() {
+  const pool = {
+    calls: 0,
+    objects: 0,
+    async encode(_resources: string[], objects: string[]) {
+      pool.calls++;
+      pool.objects += objects.length;
+      return objects.map((json) => encodeEnvelope(JSON.parse(json), serviceAccountKind.schema, { apiVersion: 'v1', kind: 'ServiceAccount' }));
+    },
+  };
+  return pool;
+}
+
+function recordingSink() {
+  const writes: Array<readonly Frame[]> = [];
+  const sink: WatchSink & { writes: typeof writes; ended: boolean } = {
+    writes, ended: false,
+    write: (frames) => { writes.push(frames); },
+    bufferedBytes: () => 0,
+    end: () => { sink.ended = true; },
+  };
+  return sink;
+}
+
+const typeMeta = { kind: 'ServiceAccount', apiVersion: 'v1' };
+function spec(encoding: 'json' | 'protobuf', matches: WatchSpec['matches'] = () => true, filtered = false): WatchSpec {
+  return {
+    resource: 'serviceaccounts', matches, filtered, startRevision: 1, bookmarks: false, typeMeta, encoding,
+    envelope: (o) => encodeEnvelope(o as Record<string, unknown>, serviceAccountKind.schema, typeMeta),
+  };
+}
+const sa = (name: string, labels?: Record<string, string>) => JSON.stringify({ kind: 'ServiceAccount', apiVersion: 'v1', metadata: { name, namespace: 'ns', resourceVersion: '', labels } });
+
+describe('WatchHub fan-out', () => {
+  it('encodes each event once per encoding, whatever the number of watchers, and shares the frames', async () => {
+    const readModel = new ReadModel({ revision: 1, compactRevision: 0, items: [] });
+    const pool = countingPool();
+    const hub = new WatchHub(readModel, new ChangeLog(1, 60_000), pool as unknown as EncoderPool, { maxBufferedBytes: 1 << 20, bookmarkIntervalMs: 60_000 });
+    const json = Array.from({ length: 50 }, () => recordingSink());
+    const proto = Array.from({ length: 50 }, () => recordingSink());
+    for (const s of json) hub.add(spec('json'), s);
+    for (const s of proto) hub.add(spec('protobuf'), s);
+
+    readModel.apply([
+      { revision: 2, type: 'ADDED', key: 'serviceaccounts/ns/a', value: sa('a') },
+      { revision: 3, type: 'ADDED', key: 'serviceaccounts/ns/b', value: sa('b') },
+    ]);
+    readModel.apply([{ revision: 4, type: 'MODIFIED', key: 'serviceaccounts/ns/a', value: sa('a', { x: 'y' }) }]);
+    await hub.closeAll();
+
+    assert.equal(pool.objects, 3, 'three events, each encoded once for 50 protobuf watchers');
+    assert.equal(pool.calls, 2, 'one pool task per committed batch');
+    for (const s of [...json, ...proto]) assert.equal(s.writes.length, 2, 'one write per batch per stream');
+    // every watcher received the very same frame objects: nothing was serialized per watcher
+    for (let b = 0; b < 2; b++) {
+      for (let f = 0; f < json[0].writes[b].length; f++) {
+        assert.ok(json.every((s) => s.writes[b][f] === json[0].writes[b][f]));
+        assert.ok(proto.every((s) => s.writes[b][f] === proto[0].writes[b][f]));
+      }
+    }
+    assert.match(json[0].writes[0][0] as string, /^\{"type":"ADDED","object":\{"kind":"ServiceAccount".*"resourceVersion":"2"/);
+    assert.match(json[0].writes[1][0] as string, /^\{"type":"MODIFIED"/);
+    const frame = proto[0].writes[1][0] as Uint8Array;
+    assert.equal(new DataView(frame.buffer, frame.byteOffset).getUint32(0), frame.length - 4, 'length-prefixed');
+    assert.equal(Buffer.from(frame.subarray(6, 14)).toString(), 'MODIFIED');
+  });
+
+  it('delivers protobuf batches in commit order even when the pool finishes out of order', async () => {
+    const readModel = new ReadModel({ revision: 1, compactRevision: 0, items: [] });
+    let first = true;
+    const pool = {
+      async encode(_r: string[], objects: string[]) {
+        // the first batch takes longer than the second
+        if (first) { first = false; await new Promise((r) => setTimeout(r, 50)); }
+        return objects.map((json) => encodeEnvelope(JSON.parse(json), serviceAccountKind.schema, typeMeta));
+      },
+    };
+    const hub = new WatchHub(readModel, new ChangeLog(1, 60_000), pool as unknown as EncoderPool, { maxBufferedBytes: 1 << 20, bookmarkIntervalMs: 60_000 });
+    const sink = recordingSink();
+    hub.add(spec('protobuf'), sink);
+    readModel.apply([{ revision: 2, type: 'ADDED', key: 'serviceaccounts/ns/first', value: sa('first') }]);
+    readModel.apply([{ revision: 3, type: 'ADDED', key: 'serviceaccounts/ns/second', value: sa('second') }]);
+    await hub.closeAll();
+    const names = sink.writes.map((w) => Buffer.from(w[0]).includes('first') ? 'first' : 'second');
+    assert.deepEqual(names, ['first', 'second']);
+  });
+
+  it('sends DELETED with the previous content when an object stops matching, ADDED when it starts', () => {
+    const readModel = new ReadModel({ revision: 1, compactRevision: 0, items: [] });
+    const hub = new WatchHub(readModel, new ChangeLog(1, 60_000), countingPool() as unknown as EncoderPool, { maxBufferedBytes: 1 << 20, bookmarkIntervalMs: 60_000 });
+    const sink = recordingSink();
+    hub.add(spec('json', (o) => o.metadata.labels?.app === 'web', true), sink);
+    readModel.apply([{ revision: 2, type: 'ADDED', key: 'serviceaccounts/ns/a', value: sa('a', { app: 'db' }) }]);
+    readModel.apply([{ revision: 3, type: 'MODIFIED', key: 'serviceaccounts/ns/a', value: sa('a', { app: 'web' }) }]);
+    readModel.apply([{ revision: 4, type: 'MODIFIED', key: 'serviceaccounts/ns/a', value: sa('a', { app: 'api' }) }]);
+    const events = sink.writes.flat().map((f) => JSON.parse(f as string));
+    assert.deepEqual(events.map((e) => e.type), ['ADDED', 'DELETED']);
+    assert.equal(events[1].object.metadata.labels.app, 'web', 'the content it last matched with');
+    assert.equal(events[1].object.metadata.resourceVersion, '4', 'at the revision of the change');
+  });
+
+  it('ends a stream whose client stops reading instead of buffering without bound', () => {
+    const readModel = new ReadModel({ revision: 1, compactRevision: 0, items: [] });
+    const hub = new WatchHub(readModel, new ChangeLog(1, 60_000), countingPool() as unknown as EncoderPool, { maxBufferedBytes: 1000, bookmarkIntervalMs: 60_000 });
+    const slow = recordingSink();
+    slow.bufferedBytes = () => 5000; // its client has not read 5000 bytes
+    const fast = recordingSink();
+    hub.add(spec('json'), slow);
+    hub.add(spec('json'), fast);
+    readModel.apply([{ revision: 2, type: 'ADDED', key: 'serviceaccounts/ns/a', value: sa('a') }]);
+    assert.equal(slow.ended, true);
+    assert.equal(fast.writes.length, 1);
+    assert.equal(hub.counters.endedSlow, 1);
+    assert.equal(hub.watchers().get('serviceaccounts'), 1);
+  });
+});
