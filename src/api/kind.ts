@@ -5,6 +5,7 @@
 import type { FieldError } from '../status/status-error.js';
 import type { KObject } from './meta.js';
 import type { StructSchema } from './schema.js';
+import type { TableColumn } from './printing.js';
 import type { NameRule } from './validation/names.js';
 
 export type Verb = 'get' | 'list' | 'watch' | 'create' | 'update' | 'patch' | 'delete' | 'deletecollection';
@@ -54,6 +55,8 @@ export interface KindDeclaration {
     /** true while the object must stay although metadata.finalizers is empty */
     blocksRemoval(obj: KObject): boolean;
   };
+  /** server-side printing columns (kubectl get); the default Name / Created At when absent */
+  table?: readonly TableColumn[];
   /** names that can never be deleted (the system namespaces) */
   undeletable?: ReadonlySet<string>;
   validate(obj: KObject): FieldError[];

@@ -11,7 +11,8 @@ import { StoredObject } from '../store/read-model.js';
 import { errors, StatusError } from '../status/status-error.js';
 import { encodeEnvelope } from '../codec/protobuf.js';
 import { listSchemaOf, statusSchema } from '../api/meta.js';
-import type { StructSchema } from '../api/schema.js';
+import { apiVersionOf, type KindDeclaration } from '../api/kind.js';
+import { tableOf, type IncludeObject, type TableRequest } from '../codec/table.js';
 import { negotiateResponse, type Negotiated } from './negotiation.js';
 
 export type Request = IncomingMessage | Http2ServerRequest;
@@ -20,8 +21,8 @@ export type Response = ServerResponse | Http2ServerResponse;
 export class Exchange {
   readonly warnings: string[] = [];
   user: UserInfo | undefined;
-  /** the kind a resource request concerns: its schema encodes protobuf bodies */
-  kind: { schema: StructSchema; kind: string; apiVersion: string } | undefined;
+  /** the kind a resource request concerns: its schema encodes protobuf, its columns print Tables */
+  kind: KindDeclaration | undefined;
   private negotiatedCache: Negotiated | undefined;
 
   constructor(
@@ -61,12 +62,35 @@ export class Exchange {
     else this.res.end(body);
   }
 
+  /** The Table the client asked for, with its includeObject option. */
+  tableRequest(): TableRequest | undefined {
+    const table = this.negotiated.table;
+    if (!table || !this.kind) return undefined;
+    const include = this.query.get('includeObject') ?? 'Metadata';
+    if (include !== 'None' && include !== 'Metadata' && include !== 'Object') {
+      throw errors.badRequest(`includeObject: Unsupported value: ${JSON.stringify(include)}: supported values: "None", "Metadata", "Object"`);
+    }
+    return { ...table, includeObject: include as IncludeObject };
+  }
+
+  private sendTable(status: number, table: TableRequest, objects: readonly Readonly<KObject>[], listMeta: Record<string, unknown>): void {
+    const doc = tableOf(this.kind as KindDeclaration, objects, listMeta, table, this.now);
+    const n = this.negotiated;
+    this.send(status, n.mediaType, n.encoding === 'yaml' ? toYaml(doc) : `${JSON.stringify(doc, null, n.pretty ? 2 : undefined)}\n`);
+  }
+
   /** Sends an object; stored objects reuse their cached JSON. */
   sendObject(status: number, obj: StoredObject | Readonly<KObject>): void {
     const n = this.negotiated;
     const object = obj instanceof StoredObject ? obj.object : obj;
+    const table = this.tableRequest();
+    if (table) {
+      const rv = object.metadata.resourceVersion;
+      this.sendTable(status, table, [object], rv ? { resourceVersion: rv } : {});
+      return;
+    }
     if (n.encoding === 'protobuf' && this.kind) {
-      const typeMeta = { apiVersion: object.apiVersion ?? this.kind.apiVersion, kind: object.kind ?? this.kind.kind };
+      const typeMeta = { apiVersion: object.apiVersion ?? apiVersionOf(this.kind), kind: object.kind ?? this.kind.kind };
       this.send(status, n.mediaType, encodeEnvelope(object as Record<string, unknown>, this.kind.schema, typeMeta));
       return;
     }
@@ -85,6 +109,8 @@ export class Exchange {
   /** Sends a list envelope around items' cached JSON, without re-serializing them. */
   sendList(listKind: string, apiVersion: string, listMeta: Record<string, unknown>, items: readonly StoredObject[]): void {
     const n = this.negotiated;
+    const table = this.tableRequest();
+    if (table) { this.sendTable(200, table, items.map((i) => i.object), listMeta); return; }
     if (n.encoding === 'protobuf' && this.kind) {
       const list = { metadata: listMeta, items: items.map((i) => i.object) };
       this.send(200, n.mediaType, encodeEnvelope(list, listSchemaOf(this.kind.schema), { apiVersion, kind: listKind }));

@@ -34,21 +34,44 @@ export function parseMediaRanges(header: string): MediaRange[] {
   return out.map((r, i) => ({ r, i })).sort((a, b) => b.r.q - a.r.q || a.i - b.i).map(({ r }) => r);
 }
 
-/** Parameters a plain serializer honours; any other (as=Table, g, v ...) asks for a conversion we do not offer. */
+/** Parameters a plain serializer honours; any other (as=..., g, v) asks for a conversion. */
 const plainParams = new Set(['pretty', 'stream', 'charset']);
 
-export interface Negotiated { encoding: Encoding; mediaType: string; pretty: boolean }
+/** The conversions offered: Table, under our meta group and Kubernetes' (which kubectl asks for). */
+const tableGroups = new Set(['meta.orch.io', 'meta.k8s.io']);
+const tableVersions = new Set(['v1', 'v1beta1']);
+
+export interface Negotiated {
+  encoding: Encoding;
+  mediaType: string;
+  pretty: boolean;
+  /** a Table was asked for (JSON or YAML): in which meta group and version */
+  table?: { group: string; version: string };
+}
+
+function conversionOf(range: MediaRange): { group: string; version: string } | null | undefined {
+  const as = range.params.get('as');
+  const others = [...range.params.keys()].filter((k) => !plainParams.has(k) && k !== 'as' && k !== 'g' && k !== 'v');
+  if (!as) return others.length === 0 && !range.params.has('g') && !range.params.has('v') ? undefined : null;
+  const group = range.params.get('g') ?? '';
+  const version = range.params.get('v') ?? '';
+  if (as !== 'Table' || others.length > 0 || !tableGroups.has(group) || !tableVersions.has(version)) return null;
+  return { group, version };
+}
 
 /** Picks the response encoding; throws 406 when nothing acceptable is offered. */
 export function negotiateResponse(accept: string | undefined): Negotiated {
   if (!accept || accept.trim() === '') return { encoding: 'json', mediaType: 'application/json', pretty: false };
   for (const range of parseMediaRanges(accept)) {
-    if ([...range.params.keys()].some((k) => !plainParams.has(k))) continue;
+    const table = conversionOf(range);
+    if (table === null) continue; // a conversion we do not offer: try the client's next choice
     const pretty = range.params.get('pretty') === '1' || range.params.get('pretty') === 'true';
     for (const t of responseTypes) {
       const [type, subtype] = t.mediaType.split('/');
       if ((range.type === '*' || range.type === type) && (range.subtype === '*' || range.subtype === subtype)) {
-        return { encoding: t.encoding, mediaType: t.mediaType, pretty };
+        if (!table) return { encoding: t.encoding, mediaType: t.mediaType, pretty };
+        if (t.encoding === 'protobuf') continue; // Tables are served in JSON and YAML
+        return { encoding: t.encoding, mediaType: `${t.mediaType};as=Table;v=${table.version};g=${table.group}`, pretty, table };
       }
     }
   }

@@ -13,7 +13,6 @@ import type { Authenticator } from '../auth/authenticator.js';
 import type { Authorizer } from '../auth/authorizer.js';
 import { privilegedGroup } from '../auth/user.js';
 import type { KindRegistry } from '../api/registry.js';
-import { apiVersionOf } from '../api/kind.js';
 import { parseDuration } from '../config/duration.js';
 import { errors, StatusError } from '../status/status-error.js';
 import { Exchange, header, type Request, type Response } from './exchange.js';
@@ -103,7 +102,7 @@ export class FrontDoor {
       if (info.apiPrefix === 'api' && info.apiGroup) throw errors.pathNotFound();
       const kind = this.deps.kinds.lookup(group, info.apiVersion, info.resource);
       if (!kind) throw errors.pathNotFound();
-      ex.kind = { schema: kind.schema, kind: kind.kind, apiVersion: apiVersionOf(kind) };
+      ex.kind = kind;
       void ex.negotiated; // an unacceptable Accept fails before any work is done
       if (info.verb === 'watch') {
         await this.deps.resources.serve(ex, info, kind);

@@ -14,7 +14,8 @@ import type { ReadModel, StoredObject } from '../store/read-model.js';
 import { errors } from '../status/status-error.js';
 import { encodeEnvelope, encodeWatchFrame } from '../codec/protobuf.js';
 import { statusSchema } from '../api/meta.js';
-import { jsonFrame, leftSelectorObject, type Frame, type WatchEncoding, type WatchHub, type WatchSink, type WatchSpec } from '../watch/watch-hub.js';
+import { eventJson, jsonFrame, leftSelectorObject, type Frame, type WatchEncoding, type WatchHub, type WatchSink, type WatchSpec } from '../watch/watch-hub.js';
+import { tableOf, type TableRequest } from '../codec/table.js';
 import type { Exchange } from './exchange.js';
 import { parseWatchQuery, type WatchQuery } from './query.js';
 import type { RequestInfo } from './request-info.js';
@@ -46,7 +47,7 @@ interface WatchPlan {
 }
 
 /** Validates a watch request; throws the StatusError to answer instead. */
-export function planWatch(query: URLSearchParams, info: RequestInfo, kind: KindDeclaration, store: ObjectStore, deps: WatchDeps, encoding: WatchEncoding): WatchPlan {
+export function planWatch(query: URLSearchParams, info: RequestInfo, kind: KindDeclaration, store: ObjectStore, deps: WatchDeps, encoding: WatchEncoding, table?: TableRequest): WatchPlan {
   const namespace = kind.namespaced && info.namespace ? info.namespace : undefined;
   const q = parseWatchQuery(query, namespace, deps.watchListEnabled);
   if (info.name) {
@@ -72,6 +73,11 @@ export function planWatch(query: URLSearchParams, info: RequestInfo, kind: KindD
       typeMeta,
       encoding,
       envelope: encoding === 'protobuf' ? (o) => encodeEnvelope(o as Record<string, unknown>, kind.schema, typeMeta) : undefined,
+      // each event's object a Table of one row, as `kubectl get -w` asks
+      render: table && {
+        key: `table:${table.group}/${table.version}:${table.includeObject}`,
+        json: (stored) => JSON.stringify(tableOf(kind, [stored.object], { resourceVersion: String(stored.revision) }, table, Date.now())),
+      },
     },
   };
 }
@@ -83,7 +89,7 @@ function catchUp(plan: WatchPlan, deps: WatchDeps): { frames: Frame[]; expired?:
   const { matches } = plan.spec;
   const spec = { ...plan.spec, startRevision: rm.revision };
   const frame = (type: 'ADDED' | 'MODIFIED' | 'DELETED', stored: StoredObject): Frame =>
-    plan.spec.encoding === 'protobuf' ? deps.hub.catchUpFrame(type, stored, spec) : jsonFrame(type, stored.json);
+    plan.spec.encoding === 'protobuf' ? deps.hub.catchUpFrame(type, stored, spec) : jsonFrame(type, eventJson(plan.spec, stored));
   if (plan.initialEvents) {
     const table = rm.table(plan.kind.resource);
     const lo = plan.namespace ? `${plan.namespace}/` : table.minKey() ?? '';
@@ -199,6 +205,6 @@ export function webSocketTransport(ws: WebSocket): WatchTransport {
 export async function serveWatch(ex: Exchange, info: RequestInfo, kind: KindDeclaration, store: ObjectStore, deps: WatchDeps): Promise<void> {
   const n = ex.negotiated;
   if (n.encoding === 'yaml') throw errors.notAcceptable(['application/json', 'application/vnd.orch.protobuf;stream=watch']);
-  const plan = planWatch(ex.query, info, kind, store, deps, n.encoding);
-  await runWatch(plan, httpTransport(ex, n.encoding === 'protobuf' ? `${n.mediaType};stream=watch` : 'application/json'), deps);
+  const plan = planWatch(ex.query, info, kind, store, deps, n.encoding, ex.tableRequest());
+  await runWatch(plan, httpTransport(ex, n.encoding === 'protobuf' ? `${n.mediaType};stream=watch` : n.table ? n.mediaType : 'application/json'), deps);
 }

@@ -39,6 +39,16 @@ export interface WatchSpec {
   encoding: WatchEncoding;
   /** the protobuf envelope of an object of this kind (protobuf watches: bookmarks and catch-up) */
   envelope?(object: Readonly<KObject>): Uint8Array;
+  /**
+   * For JSON watches of another representation (a Table): the event object's JSON. Watchers with
+   * the same `key` share each rendering.
+   */
+  render?: { key: string; json(object: StoredObject): string };
+}
+
+/** The JSON an event carries for a watcher: the object's served JSON, or its rendering. */
+export function eventJson(spec: Pick<WatchSpec, 'render'>, object: StoredObject): string {
+  return spec.render ? spec.render.json(object) : object.json;
 }
 
 export function jsonFrame(type: WatchEventType, objectJson: string): string {
@@ -69,23 +79,26 @@ export function leftSelectorObject(change: ObjectChange): StoredObject {
 
 /** The frames one change may produce for watchers of one encoding, each built on first use. */
 interface FrameSource {
-  frame(type: 'ADDED' | 'MODIFIED' | 'DELETED'): Frame;
-  leftSelectorFrame(): Frame;
+  frame(type: 'ADDED' | 'MODIFIED' | 'DELETED', spec: WatchSpec): Frame;
+  leftSelectorFrame(spec: WatchSpec): Frame;
 }
 
 class JsonFrames implements FrameSource {
   private readonly built = new Map<string, string>();
+  private left: StoredObject | undefined;
   constructor(private readonly change: ObjectChange) {}
 
-  frame(type: 'ADDED' | 'MODIFIED' | 'DELETED'): string {
-    let f = this.built.get(type);
-    if (f === undefined) this.built.set(type, (f = jsonFrame(type, this.change.object.json)));
+  frame(type: 'ADDED' | 'MODIFIED' | 'DELETED', spec: WatchSpec): string {
+    const key = `${spec.render?.key ?? ''}|${type}`;
+    let f = this.built.get(key);
+    if (f === undefined) this.built.set(key, (f = jsonFrame(type, eventJson(spec, this.change.object))));
     return f;
   }
 
-  leftSelectorFrame(): string {
-    let f = this.built.get('left');
-    if (f === undefined) this.built.set('left', (f = jsonFrame('DELETED', leftSelectorObject(this.change).json)));
+  leftSelectorFrame(spec: WatchSpec): string {
+    const key = `${spec.render?.key ?? ''}|left`;
+    let f = this.built.get(key);
+    if (f === undefined) this.built.set(key, (f = jsonFrame('DELETED', eventJson(spec, (this.left ??= leftSelectorObject(this.change))))));
     return f;
   }
 }
@@ -125,11 +138,11 @@ export class Watcher {
     const wasMatching = change.previous !== undefined && this.spec.matches(change.previous.object);
     if (change.type === 'DELETED') {
       if (!wasMatching) return false;
-      this.pending.push(frames.frame('DELETED'));
+      this.pending.push(frames.frame('DELETED', this.spec));
     } else if (nowMatches) {
-      this.pending.push(frames.frame(wasMatching ? 'MODIFIED' : 'ADDED'));
+      this.pending.push(frames.frame(wasMatching ? 'MODIFIED' : 'ADDED', this.spec));
     } else if (wasMatching) {
-      this.pending.push(frames.leftSelectorFrame());
+      this.pending.push(frames.leftSelectorFrame(this.spec));
     } else {
       return false;
     }

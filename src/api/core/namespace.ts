@@ -2,6 +2,7 @@ import { fieldErrors } from '../../status/status-error.js';
 import { fieldLabelNotSupported, type KindDeclaration } from '../kind.js';
 import { typeAndMeta, type KObject } from '../meta.js';
 import { s } from '../schema.js';
+import { ageColumn, nameColumn } from '../printing.js';
 import { validateObjectMeta, validateObjectMetaUpdate } from '../validation/names.js';
 
 /** The spec finalizer that makes the namespace controller empty a namespace before it goes. */
@@ -41,6 +42,11 @@ export const namespaceKind: KindDeclaration = {
     }, 'Status describes the current status of a Namespace.'), proto: { phase: 1, conditions: 2 } },
   }), 'Namespace provides a scope for Names. Use of multiple namespaces is optional.'),
   nameRule: 'dns1123Label',
+  table: [
+    nameColumn,
+    { name: 'Status', type: 'string', description: 'The status of the namespace', cell: (o) => (o as NamespaceObject).status?.phase ?? '' },
+    ageColumn,
+  ],
   returnDeletedObject: true,
   allowCreateOnUpdate: false,
   fieldLabels: { 'status.phase': (o) => (o as NamespaceObject).status?.phase ?? '' },

@@ -2,6 +2,7 @@ import { fieldErrors, type FieldError } from '../../status/status-error.js';
 import { allVerbs, fieldLabelNotSupported, type KindDeclaration } from '../kind.js';
 import { typeAndMeta, type KObject } from '../meta.js';
 import { s } from '../schema.js';
+import { ageColumn, nameColumn } from '../printing.js';
 import { validateObjectMeta, validateObjectMetaUpdate } from '../validation/names.js';
 
 export interface SecretObject extends KObject {
@@ -65,6 +66,12 @@ export const secretKind: KindDeclaration = {
     type: s.string('Used to facilitate programmatic handling of secret data.'),
   }), 'Secret holds secret data of a certain type. The total bytes of the values in the Data field must be less than 1 MiB.'),
   nameRule: 'dns1123Subdomain',
+  table: [
+    nameColumn,
+    { name: 'Type', type: 'string', description: 'Used to facilitate programmatic handling of secret data.', cell: (o) => (o as SecretObject).type ?? '' },
+    { name: 'Data', type: 'string', description: 'Data contains the secret data.', cell: (o) => Object.keys((o as SecretObject).data ?? {}).length },
+    ageColumn,
+  ],
   returnDeletedObject: false,
   allowCreateOnUpdate: false,
   fieldLabels: { type: (o) => (o as SecretObject).type ?? '' },

@@ -1,6 +1,7 @@
 import { allVerbs, defaultUnknownFieldLabelMessage, type KindDeclaration } from '../kind.js';
 import { localObjectReferenceSchema, objectReferenceSchema, typeAndMeta } from '../meta.js';
 import { s } from '../schema.js';
+import { ageColumn, nameColumn } from '../printing.js';
 import { validateObjectMeta, validateObjectMetaUpdate } from '../validation/names.js';
 
 export const serviceAccountKind: KindDeclaration = {
@@ -16,6 +17,11 @@ export const serviceAccountKind: KindDeclaration = {
     automountServiceAccountToken: s.boolean('AutomountServiceAccountToken indicates whether pods running as this service account should have an API token automatically mounted.'),
   }), 'ServiceAccount binds together: a name, understood by users, and perhaps by peripheral systems, for an identity; a principal that can be authenticated and authorized; a set of secrets.'),
   nameRule: 'dns1123Subdomain',
+  table: [
+    nameColumn,
+    { name: 'Secrets', type: 'string', description: 'Secrets is a list of the secrets in the same namespace that pods running using this ServiceAccount are allowed to use.', cell: (o) => ((o.secrets as unknown[] | undefined) ?? []).length },
+    ageColumn,
+  ],
   returnDeletedObject: true,
   allowCreateOnUpdate: false,
   fieldLabels: {},
