@@ -26,6 +26,7 @@ import { WriterClient } from './store/writer-client.js';
 import { StatusError } from './status/status-error.js';
 import { ChangeLog } from './watch/change-log.js';
 import { EncoderPool } from './watch/encoder-pool.js';
+import { offeredEncodings } from './codec/media-types.js';
 import { WatchHub } from './watch/watch-hub.js';
 
 /** Namespaces that exist from the first start (kube-apiserver's bootstrap controller). */
@@ -124,6 +125,11 @@ export async function startApiServer(config: ServerConfig, log: Logger): Promise
   let address = '';
   const frontDoor = new FrontDoor({
     tls,
+    exchange: {
+      offered: offeredEncodings((gate) => config.featureGates.enabled(gate)),
+      // kube-apiserver's threshold: smaller bodies are not worth the CPU
+      compressFrom: config.featureGates.enabled('APIResponseCompression') ? 128 * 1024 : undefined,
+    },
     requestTimeoutMs: config.requestTimeoutMs,
     maxRequestsInflight: config.maxRequestsInflight,
     maxMutatingRequestsInflight: config.maxMutatingRequestsInflight,

@@ -11,6 +11,7 @@ import { errors } from '../status/status-error.js';
 import type { Encoding } from './media-types.js';
 import { duplicateFields } from './duplicate-fields.js';
 import { decodeEnvelope, ProtobufError } from './protobuf.js';
+import { CborError, decodeCbor } from './cbor.js';
 
 export type FieldValidation = 'Strict' | 'Warn' | 'Ignore';
 
@@ -23,6 +24,14 @@ function parse(body: Buffer, encoding: Encoding, target: KindDeclaration): unkno
       return decodeEnvelope(body, target.schema).object;
     } catch (err) {
       if (err instanceof ProtobufError) throw errors.badRequest(`the object provided is unrecognized (must be of type ${target.kind}): ${err.message}`);
+      throw err;
+    }
+  }
+  if (encoding === 'cbor') {
+    try {
+      return decodeCbor(body);
+    } catch (err) {
+      if (err instanceof CborError) throw errors.badRequest(`the object provided is unrecognized (must be of type ${target.kind}): ${err.message}`);
       throw err;
     }
   }
@@ -51,7 +60,7 @@ export function parseBody(body: Buffer, encoding: Encoding, what: string): Recor
   let value: unknown;
   if (encoding === 'protobuf') throw errors.unsupportedMediaType(['application/json', 'application/yaml']);
   try {
-    value = encoding === 'yaml' ? fromYaml(text) : JSON.parse(text);
+    value = encoding === 'cbor' ? decodeCbor(body) : encoding === 'yaml' ? fromYaml(text) : JSON.parse(text);
   } catch (err) {
     throw errors.badRequest(`error decoding ${what}: ${(err as Error).message.split('\n')[0]}`);
   }

@@ -4,16 +4,35 @@
  */
 import type { Http2ServerRequest, Http2ServerResponse } from 'node:http2';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { gzip } from 'node:zlib';
 import { toYaml } from '../codec/yaml.js';
 import type { UserInfo } from '../auth/user.js';
 import type { KObject } from '../api/meta.js';
 import { StoredObject } from '../store/read-model.js';
 import { errors, StatusError } from '../status/status-error.js';
 import { encodeEnvelope } from '../codec/protobuf.js';
+import { encodeCbor } from '../codec/cbor.js';
+import type { MediaTypeOffer } from '../codec/media-types.js';
 import { listSchemaOf, statusSchema } from '../api/meta.js';
 import { apiVersionOf, type KindDeclaration } from '../api/kind.js';
 import { tableOf, type IncludeObject, type TableRequest } from '../codec/table.js';
 import { negotiateResponse, type Negotiated } from './negotiation.js';
+
+export interface ExchangeOptions {
+  /** the encodings this server offers (by its feature gates) */
+  offered: readonly MediaTypeOffer[];
+  /** gzip bodies of at least this many bytes for clients that accept it (APIResponseCompression); undefined: never */
+  compressFrom?: number;
+}
+
+/** Whether an Accept-Encoding header admits gzip (and does not refuse it with q=0). */
+function acceptsGzip(acceptEncoding: string | undefined): boolean {
+  if (!acceptEncoding) return false;
+  return acceptEncoding.split(',').some((part) => {
+    const [coding, ...params] = part.trim().toLowerCase().split(';').map((x) => x.trim());
+    return (coding === 'gzip' || coding === '*') && !params.some((p) => /^q=0(\.0*)?$/.test(p));
+  });
+}
 
 export type Request = IncomingMessage | Http2ServerRequest;
 export type Response = ServerResponse | Http2ServerResponse;
@@ -31,12 +50,15 @@ export class Exchange {
     readonly path: string,
     readonly query: URLSearchParams,
     readonly now: number,
+    readonly options: ExchangeOptions,
   ) {}
+
+  get offered(): readonly MediaTypeOffer[] { return this.options.offered; }
 
   /** The response encoding; throws 406 when the client accepts nothing we offer. */
   get negotiated(): Negotiated {
     if (this.negotiatedCache) return this.negotiatedCache;
-    const n = negotiateResponse(header(this.req, 'accept'));
+    const n = negotiateResponse(header(this.req, 'accept'), this.offered);
     const prettyParam = this.query.get('pretty');
     const agent = header(this.req, 'user-agent') ?? '';
     // kube-apiserver indents for people: ?pretty, or a curl/wget user agent
@@ -44,7 +66,6 @@ export class Exchange {
     return (this.negotiatedCache = { ...n, pretty });
   }
 
-  get sent(): boolean { return this.res.headersSent; }
 
   private headers(contentType: string, extra?: Readonly<Record<string, string>>): Record<string, string | string[]> {
     const h: Record<string, string | string[]> = { 'content-type': contentType, 'cache-control': 'no-cache, private' };
@@ -54,13 +75,36 @@ export class Exchange {
   }
 
   send(status: number, contentType: string, body: string | Buffer, extra?: Readonly<Record<string, string>>): void {
-    if (this.res.headersSent) return;
+    if (this.res.headersSent || this.responding) return;
     const h = this.headers(contentType, extra);
-    h['content-length'] = String(typeof body === 'string' ? Buffer.byteLength(body) : body.length);
+    const length = typeof body === 'string' ? Buffer.byteLength(body) : body.length;
+    const threshold = this.options.compressFrom;
+    if (threshold !== undefined && length >= threshold && acceptsGzip(header(this.req, 'accept-encoding'))) {
+      // compressed in zlib's thread pool: a large list never stalls the event loop
+      this.responding = true;
+      gzip(body, { level: 1 }, (err, compressed) => {
+        if (err) { this.responding = false; this.write(status, h, body, length); return; }
+        h['content-encoding'] = 'gzip';
+        h.vary = 'Accept-Encoding';
+        this.write(status, h, compressed, compressed.length);
+      });
+      return;
+    }
+    this.write(status, h, body, length);
+  }
+
+  private write(status: number, h: Record<string, string | string[]>, body: string | Buffer, length: number): void {
+    if (this.res.headersSent || this.res.destroyed) return;
+    h['content-length'] = String(length);
     this.res.writeHead(status, h);
     if (this.req.method === 'HEAD') this.res.end();
     else this.res.end(body);
   }
+
+  /** a response is on its way (being compressed): nothing else may answer */
+  private responding = false;
+
+  get sent(): boolean { return this.res.headersSent || this.responding; }
 
   /** The Table the client asked for, with its includeObject option. */
   tableRequest(): TableRequest | undefined {
@@ -94,6 +138,7 @@ export class Exchange {
       this.send(status, n.mediaType, encodeEnvelope(object as Record<string, unknown>, this.kind.schema, typeMeta));
       return;
     }
+    if (n.encoding === 'cbor') { this.send(status, 'application/cbor', encodeCbor(object, this.kind?.schema)); return; }
     if (n.encoding === 'yaml') { this.send(status, n.mediaType, toYaml(object)); return; }
     if (n.pretty) { this.send(status, 'application/json', `${JSON.stringify(object, null, 2)}\n`); return; }
     this.send(status, 'application/json', `${obj instanceof StoredObject ? obj.json : JSON.stringify(obj)}\n`);
@@ -116,6 +161,11 @@ export class Exchange {
       this.send(200, n.mediaType, encodeEnvelope(list, listSchemaOf(this.kind.schema), { apiVersion, kind: listKind }));
       return;
     }
+    if (n.encoding === 'cbor') {
+      const list = { kind: listKind, apiVersion, metadata: listMeta, items: items.map((i) => i.object) };
+      this.send(200, 'application/cbor', encodeCbor(list, this.kind && listSchemaOf(this.kind.schema)));
+      return;
+    }
     if (n.encoding !== 'json' || n.pretty) {
       const list = { kind: listKind, apiVersion, metadata: listMeta, items: items.map((i) => JSON.parse(i.itemJson) as unknown) };
       this.send(200, n.encoding === 'yaml' ? n.mediaType : 'application/json', n.encoding === 'yaml' ? toYaml(list) : `${JSON.stringify(list, null, 2)}\n`);
@@ -131,6 +181,7 @@ export class Exchange {
     let n: Negotiated | undefined;
     try { n = code === 406 ? undefined : this.negotiated; } catch { /* an unacceptable Accept still gets its Status in JSON */ }
     if (n?.encoding === 'protobuf') this.send(code, n.mediaType, encodeEnvelope(status as Record<string, unknown>, statusSchema, { apiVersion: 'v1', kind: 'Status' }), headers);
+    else if (n?.encoding === 'cbor') this.send(code, 'application/cbor', encodeCbor(status), headers);
     else if (n?.encoding === 'yaml') this.send(code, n.mediaType, toYaml(status), headers);
     else this.send(code, 'application/json', `${JSON.stringify(status)}\n`, headers);
   }

@@ -2,12 +2,11 @@
  * Content negotiation: which encoding a response uses (Accept) and which decoder reads a body
  * (Content-Type), as k8s.io/apiserver/pkg/endpoints/handlers/negotiation does.
  */
-import { advertisedMediaTypes, bodyEncodings, encodings, type Encoding } from '../codec/media-types.js';
+import { advertisedMediaTypesOf, type Encoding, type MediaTypeOffer } from '../codec/media-types.js';
 import { errors } from '../status/status-error.js';
 
 interface MediaRange { type: string; subtype: string; params: Map<string, string>; q: number }
 
-const responseTypes = encodings;
 
 
 export function parseMediaRanges(header: string): MediaRange[] {
@@ -60,29 +59,29 @@ function conversionOf(range: MediaRange): { group: string; version: string } | n
 }
 
 /** Picks the response encoding; throws 406 when nothing acceptable is offered. */
-export function negotiateResponse(accept: string | undefined): Negotiated {
+export function negotiateResponse(accept: string | undefined, offered: readonly MediaTypeOffer[]): Negotiated {
   if (!accept || accept.trim() === '') return { encoding: 'json', mediaType: 'application/json', pretty: false };
   for (const range of parseMediaRanges(accept)) {
     const table = conversionOf(range);
     if (table === null) continue; // a conversion we do not offer: try the client's next choice
     const pretty = range.params.get('pretty') === '1' || range.params.get('pretty') === 'true';
-    for (const t of responseTypes) {
+    for (const t of offered) {
       const [type, subtype] = t.mediaType.split('/');
       if ((range.type === '*' || range.type === type) && (range.subtype === '*' || range.subtype === subtype)) {
         if (!table) return { encoding: t.encoding, mediaType: t.mediaType, pretty };
-        if (t.encoding === 'protobuf') continue; // Tables are served in JSON and YAML
+        if (t.encoding === 'protobuf' || t.encoding === 'cbor') continue; // Tables are served in JSON and YAML
         return { encoding: t.encoding, mediaType: `${t.mediaType};as=Table;v=${table.version};g=${table.group}`, pretty, table };
       }
     }
   }
-  throw errors.notAcceptable(advertisedMediaTypes);
+  throw errors.notAcceptable(advertisedMediaTypesOf(offered));
 }
 
 /** The decoder a body's Content-Type selects; a missing type means JSON. Throws 415. */
-export function negotiateBody(contentType: string | undefined): Encoding {
+export function negotiateBody(contentType: string | undefined, offered: readonly MediaTypeOffer[]): Encoding {
   if (!contentType || contentType.trim() === '') return 'json';
   const mediaType = contentType.split(';')[0].trim().toLowerCase();
-  const known = bodyEncodings.find((t) => t.mediaType === mediaType);
-  if (!known) throw errors.unsupportedMediaType(advertisedMediaTypes);
+  const known = offered.find((t) => t.mediaType === mediaType);
+  if (!known) throw errors.unsupportedMediaType(advertisedMediaTypesOf(offered));
   return known.encoding;
 }

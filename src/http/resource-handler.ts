@@ -68,7 +68,7 @@ export class ResourceHandler {
   }
 
   private async decode(ex: Exchange, kind: KindDeclaration, validation: 'Strict' | 'Warn' | 'Ignore'): Promise<KObject> {
-    const encoding = negotiateBody(header(ex.req, 'content-type'));
+    const encoding = negotiateBody(header(ex.req, 'content-type'), ex.offered);
     const body = await readBody(ex.req, this.deps.maxRequestBodyBytes);
     const decoded = decodeBody(kind, body, encoding, validation);
     ex.warnings.push(...decoded.warnings);
@@ -120,7 +120,7 @@ export class ResourceHandler {
 
   private async deleteOptions(ex: Exchange) {
     const body = await readBody(ex.req, this.deps.maxRequestBodyBytes);
-    const parsed = body.length > 0 ? parseBody(body, negotiateBody(header(ex.req, 'content-type')), 'DeleteOptions') : undefined;
+    const parsed = body.length > 0 ? parseBody(body, negotiateBody(header(ex.req, 'content-type'), ex.offered), 'DeleteOptions') : undefined;
     return deleteOptionsFrom(ex.query, parsed);
   }
 

@@ -15,13 +15,15 @@ import { privilegedGroup } from '../auth/user.js';
 import type { KindRegistry } from '../api/registry.js';
 import { parseDuration } from '../config/duration.js';
 import { errors, StatusError } from '../status/status-error.js';
-import { Exchange, header, type Request, type Response } from './exchange.js';
+import { Exchange, header, type ExchangeOptions, type Request, type Response } from './exchange.js';
 import type { NonResourceHandler } from './non-resource.js';
 import { requestInfo } from './request-info.js';
 import type { ResourceHandler } from './resource-handler.js';
 
 export interface FrontDoorOptions {
   tls: { key: string; cert: string; ca: string };
+  /** what each exchange may speak: encodings offered and response compression, by the feature gates */
+  exchange: ExchangeOptions;
   requestTimeoutMs: number;
   maxRequestsInflight: number;
   maxMutatingRequestsInflight: number;
@@ -83,7 +85,7 @@ export class FrontDoor {
     const started = process.hrtime.bigint();
     this.active++;
     const url = new URL(req.url ?? '/', 'https://orch.invalid');
-    const ex = new Exchange(req, res, url.pathname, url.searchParams, Date.now());
+    const ex = new Exchange(req, res, url.pathname, url.searchParams, Date.now(), this.options.exchange);
     let verb = (req.method ?? 'GET').toLowerCase();
     let release: (() => void) | undefined;
     try {

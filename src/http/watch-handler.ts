@@ -13,8 +13,10 @@ import { parseResourceVersion, type ObjectStore } from '../registry/object-store
 import type { ReadModel, StoredObject } from '../store/read-model.js';
 import { errors } from '../status/status-error.js';
 import { encodeEnvelope, encodeWatchFrame } from '../codec/protobuf.js';
+import { encodeCbor } from '../codec/cbor.js';
+import { s, type StructSchema } from '../api/schema.js';
 import { statusSchema } from '../api/meta.js';
-import { eventJson, jsonFrame, leftSelectorObject, type Frame, type WatchEncoding, type WatchHub, type WatchSink, type WatchSpec } from '../watch/watch-hub.js';
+import { inlineFrame, jsonFrame, leftSelectorObject, type Frame, type WatchEncoding, type WatchHub, type WatchSink, type WatchSpec } from '../watch/watch-hub.js';
 import { tableOf, type TableRequest } from '../codec/table.js';
 import type { Exchange } from './exchange.js';
 import { parseWatchQuery, type WatchQuery } from './query.js';
@@ -46,6 +48,15 @@ interface WatchPlan {
   initialEvents: boolean;
 }
 
+const watchEventSchemas = new WeakMap<StructSchema, StructSchema>();
+
+/** WatchEvent {type, object} around a kind, so CBOR knows the object's byte fields. */
+function watchEventSchemaOf(object: StructSchema): StructSchema {
+  let schema = watchEventSchemas.get(object);
+  if (!schema) watchEventSchemas.set(object, (schema = s.struct('WatchEvent', { type: s.string(), object })));
+  return schema;
+}
+
 /** Validates a watch request; throws the StatusError to answer instead. */
 export function planWatch(query: URLSearchParams, info: RequestInfo, kind: KindDeclaration, store: ObjectStore, deps: WatchDeps, encoding: WatchEncoding, table?: TableRequest): WatchPlan {
   const namespace = kind.namespaced && info.namespace ? info.namespace : undefined;
@@ -73,6 +84,7 @@ export function planWatch(query: URLSearchParams, info: RequestInfo, kind: KindD
       typeMeta,
       encoding,
       envelope: encoding === 'protobuf' ? (o) => encodeEnvelope(o as Record<string, unknown>, kind.schema, typeMeta) : undefined,
+      cbor: encoding === 'cbor' ? (type, o) => encodeCbor({ type, object: o }, watchEventSchemaOf(kind.schema)) : undefined,
       // each event's object a Table of one row, as `kubectl get -w` asks
       render: table && {
         key: `table:${table.group}/${table.version}:${table.includeObject}`,
@@ -89,7 +101,7 @@ function catchUp(plan: WatchPlan, deps: WatchDeps): { frames: Frame[]; expired?:
   const { matches } = plan.spec;
   const spec = { ...plan.spec, startRevision: rm.revision };
   const frame = (type: 'ADDED' | 'MODIFIED' | 'DELETED', stored: StoredObject): Frame =>
-    plan.spec.encoding === 'protobuf' ? deps.hub.catchUpFrame(type, stored, spec) : jsonFrame(type, eventJson(plan.spec, stored));
+    plan.spec.encoding === 'protobuf' ? deps.hub.catchUpFrame(type, stored, spec) : inlineFrame(plan.spec, type, stored);
   if (plan.initialEvents) {
     const table = rm.table(plan.kind.resource);
     const lo = plan.namespace ? `${plan.namespace}/` : table.minKey() ?? '';
@@ -103,7 +115,7 @@ function catchUp(plan: WatchPlan, deps: WatchDeps): { frames: Frame[]; expired?:
     const status = errors.expired(`too old resource version: ${from} (${deps.hub.changeLog.floor + 1})`).toStatus();
     const expired = plan.spec.encoding === 'protobuf'
       ? encodeWatchFrame('ERROR', encodeEnvelope(status as unknown as Record<string, unknown>, statusSchema, { apiVersion: 'v1', kind: 'Status' }))
-      : jsonFrame('ERROR', JSON.stringify(status));
+      : plan.spec.encoding === 'cbor' ? encodeCbor({ type: 'ERROR', object: status }) : jsonFrame('ERROR', JSON.stringify(status));
     return { frames, expired };
   }
   // replayed changes follow the same selector rules as live ones
@@ -206,5 +218,6 @@ export async function serveWatch(ex: Exchange, info: RequestInfo, kind: KindDecl
   const n = ex.negotiated;
   if (n.encoding === 'yaml') throw errors.notAcceptable(['application/json', 'application/vnd.orch.protobuf;stream=watch']);
   const plan = planWatch(ex.query, info, kind, store, deps, n.encoding, ex.tableRequest());
-  await runWatch(plan, httpTransport(ex, n.encoding === 'protobuf' ? `${n.mediaType};stream=watch` : n.table ? n.mediaType : 'application/json'), deps);
+  const contentType = n.encoding === 'protobuf' ? `${n.mediaType};stream=watch` : n.encoding === 'cbor' ? 'application/cbor-seq' : n.table ? n.mediaType : 'application/json';
+  await runWatch(plan, httpTransport(ex, contentType), deps);
 }

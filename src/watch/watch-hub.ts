@@ -12,7 +12,7 @@ import type { ChangeLog } from './change-log.js';
 import type { EncoderPool } from './encoder-pool.js';
 
 export type WatchEventType = 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK' | 'ERROR';
-export type WatchEncoding = 'json' | 'protobuf';
+export type WatchEncoding = 'json' | 'protobuf' | 'cbor';
 /** One whole event as sent: a JSON line, or a length-prefixed protobuf WatchEvent. */
 export type Frame = string | Uint8Array;
 
@@ -44,6 +44,13 @@ export interface WatchSpec {
    * the same `key` share each rendering.
    */
   render?: { key: string; json(object: StoredObject): string };
+  /** for CBOR watches: one event as a self-described CBOR item of the sequence */
+  cbor?(type: WatchEventType, object: Readonly<KObject>): Uint8Array;
+}
+
+/** A frame built on the front thread: a JSON line, or a CBOR item. */
+export function inlineFrame(spec: Pick<WatchSpec, 'render' | 'cbor'>, type: WatchEventType, object: StoredObject): Frame {
+  return spec.cbor ? spec.cbor(type, object.object) : jsonFrame(type, eventJson(spec, object));
 }
 
 /** The JSON an event carries for a watcher: the object's served JSON, or its rendering. */
@@ -61,10 +68,11 @@ function bookmarkObject(typeMeta: { kind: string; apiVersion: string }, revision
   return { kind: typeMeta.kind, apiVersion: typeMeta.apiVersion, metadata };
 }
 
-export function bookmarkFrame(spec: Pick<WatchSpec, 'typeMeta' | 'encoding' | 'envelope'>, revision: number, initialEventsEnd = false): Frame {
+export function bookmarkFrame(spec: Pick<WatchSpec, 'typeMeta' | 'encoding' | 'envelope' | 'cbor'>, revision: number, initialEventsEnd = false): Frame {
   if (spec.encoding === 'protobuf' && spec.envelope) {
     return encodeWatchFrame('BOOKMARK', spec.envelope(bookmarkObject(spec.typeMeta, revision, initialEventsEnd)));
   }
+  if (spec.cbor) return spec.cbor('BOOKMARK', bookmarkObject(spec.typeMeta, revision, initialEventsEnd));
   const { typeMeta } = spec;
   const annotations = initialEventsEnd ? ',"annotations":{"orch.io/initial-events-end":"true"}' : '';
   return jsonFrame('BOOKMARK', `{"kind":${JSON.stringify(typeMeta.kind)},"apiVersion":${JSON.stringify(typeMeta.apiVersion)},"metadata":{"resourceVersion":"${revision}","creationTimestamp":null${annotations}}}`);
@@ -83,22 +91,23 @@ interface FrameSource {
   leftSelectorFrame(spec: WatchSpec): Frame;
 }
 
-class JsonFrames implements FrameSource {
-  private readonly built = new Map<string, string>();
+/** Frames built on the front thread (JSON, Table renderings, CBOR), once per shape and shared. */
+class InlineFrames implements FrameSource {
+  private readonly built = new Map<string, Frame>();
   private left: StoredObject | undefined;
   constructor(private readonly change: ObjectChange) {}
 
-  frame(type: 'ADDED' | 'MODIFIED' | 'DELETED', spec: WatchSpec): string {
-    const key = `${spec.render?.key ?? ''}|${type}`;
+  frame(type: 'ADDED' | 'MODIFIED' | 'DELETED', spec: WatchSpec): Frame {
+    const key = `${spec.encoding}|${spec.render?.key ?? ''}|${type}`;
     let f = this.built.get(key);
-    if (f === undefined) this.built.set(key, (f = jsonFrame(type, eventJson(spec, this.change.object))));
+    if (f === undefined) this.built.set(key, (f = inlineFrame(spec, type, this.change.object)));
     return f;
   }
 
-  leftSelectorFrame(spec: WatchSpec): string {
-    const key = `${spec.render?.key ?? ''}|left`;
+  leftSelectorFrame(spec: WatchSpec): Frame {
+    const key = `${spec.encoding}|${spec.render?.key ?? ''}|left`;
     let f = this.built.get(key);
-    if (f === undefined) this.built.set(key, (f = jsonFrame('DELETED', eventJson(spec, (this.left ??= leftSelectorObject(this.change))))));
+    if (f === undefined) this.built.set(key, (f = inlineFrame(spec, 'DELETED', (this.left ??= leftSelectorObject(this.change)))));
     return f;
   }
 }
@@ -239,7 +248,7 @@ export class WatchHub {
     for (const change of changes) {
       const watchers = this.byResource.get(change.resource);
       if (!watchers || watchers.size === 0) continue;
-      let frames: JsonFrames | undefined;
+      let frames: InlineFrames | undefined;
       let wantsBinary = false;
       for (const w of watchers) {
         if (w.spec.encoding === 'protobuf') {
@@ -247,7 +256,7 @@ export class WatchHub {
           if (w.spec.filtered) binaryFiltered.add(change.resource);
           continue;
         }
-        if (w.offer(change, (frames ??= new JsonFrames(change)))) touched.add(w);
+        if (w.offer(change, (frames ??= new InlineFrames(change)))) touched.add(w);
       }
       if (wantsBinary) binary.push(change);
     }
@@ -294,7 +303,7 @@ export class WatchHub {
    * pending encodes for protobuf ones, so that a bookmark never overtakes the events it vouches for.
    */
   inOrder(w: Watcher, fn: () => void): void {
-    if (w.spec.encoding === 'json') fn();
+    if (w.spec.encoding !== 'protobuf') fn();
     else this.binaryDeliveries = this.binaryDeliveries.then(fn, fn);
   }
 

@@ -1,0 +1,254 @@
+/**
+ * Wire encodings: negotiation, YAML, Protobuf (checked with protoc --decode_raw, an independent
+ * decoder), CBOR behind its gate, gzip, and round trips of every kind in every encoding.
+ */
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { request as httpsRequest } from 'node:https';
+import { gunzipSync } from 'node:zlib';
+import { after, before, describe, it } from 'node:test';
+import { builtinKinds } from '../../src/api/registry.js';
+import { apiVersionOf, type KindDeclaration } from '../../src/api/kind.js';
+import { decodeCbor, encodeCbor } from '../../src/codec/cbor.js';
+import { decodeEnvelope, encodeEnvelope } from '../../src/codec/protobuf.js';
+import { toYaml, fromYaml } from '../../src/codec/yaml.js';
+import { request, startServer, type TestServer } from '../support/server.js';
+
+/** Raw bytes of a response (the harness decodes text). */
+function raw(server: TestServer, path: string, headers: Record<string, string>, method = 'GET', body?: Buffer): Promise<{ status: number; headers: Record<string, unknown>; body: Buffer }> {
+  return new Promise((resolve, reject) => {
+    const req = httpsRequest(`${server.url}${path}`, { method, headers: { ...headers, ...(body ? { 'content-length': String(body.length) } : {}) }, ca: server.admin.ca, cert: server.admin.cert, key: server.admin.key, agent: false }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) }));
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+/** protoc --decode_raw as a nested map of field number → values. */
+type Raw = Map<number, Array<string | Raw>>;
+function decodeRaw(bytes: Buffer): Raw {
+  const out = spawnSync('protoc', ['--decode_raw'], { input: bytes });
+  assert.equal(out.status, 0, String(out.stderr));
+  const root: Raw = new Map();
+  const stack: Raw[] = [root];
+  for (const line of String(out.stdout).split('\n').map((l) => l.trim()).filter(Boolean)) {
+    const top = stack[stack.length - 1];
+    let m;
+    if ((m = /^(\d+) \{$/.exec(line))) {
+      const child: Raw = new Map();
+      (top.get(Number(m[1])) ?? top.set(Number(m[1]), []).get(Number(m[1])) as Array<string | Raw>).push(child);
+      stack.push(child);
+    } else if (line === '}') {
+      stack.pop();
+    } else if ((m = /^(\d+): (.*)$/.exec(line))) {
+      const value = m[2].startsWith('"') ? JSON.parse(m[2]) as string : m[2];
+      (top.get(Number(m[1])) ?? top.set(Number(m[1]), []).get(Number(m[1])) as Array<string | Raw>).push(value);
+    }
+  }
+  return root;
+}
+const at = (r: Raw, ...path: number[]): string | Raw | undefined => {
+  let cur: string | Raw | undefined = r;
+  for (const n of path) cur = cur instanceof Map ? cur.get(n)?.[0] : undefined;
+  return cur;
+};
+
+const samples: Record<string, Record<string, unknown>> = {
+  namespaces: { metadata: { name: 'enc-ns', labels: { team: 'a' } } },
+  serviceaccounts: { metadata: { name: 'enc-sa', labels: { app: 'web' }, annotations: { note: 'x' } }, secrets: [{ name: 's1' }, { name: 's2' }], imagePullSecrets: [{ name: 'pull' }], automountServiceAccountToken: false },
+  secrets: { metadata: { name: 'enc-secret' }, type: 'Opaque', data: { key: Buffer.from('value\u0000\u00ff').toString('base64') }, immutable: true },
+  events: { metadata: { name: 'enc-ev' }, eventTime: '2026-01-02T03:04:05.123456Z', action: 'Create', reason: 'Started', reportingController: 'orch.io/test', reportingInstance: 'i-1', type: 'Warning', note: 'hello', regarding: { kind: 'Pod', name: 'p', namespace: 'encodings' }, series: { count: 2, lastObservedTime: '2026-01-02T03:04:06.000001Z' } },
+};
+
+function collection(kind: KindDeclaration): string {
+  const prefix = kind.group ? `/apis/${kind.group}/${kind.version}` : `/api/${kind.version}`;
+  return kind.namespaced ? `${prefix}/namespaces/encodings/${kind.resource}` : `${prefix}/${kind.resource}`;
+}
+
+function encodeBody(kind: KindDeclaration, encoding: string, object: Record<string, unknown>): { type: string; body: Buffer } {
+  const typed = { apiVersion: apiVersionOf(kind), kind: kind.kind, ...object };
+  switch (encoding) {
+    case 'json': return { type: 'application/json', body: Buffer.from(JSON.stringify(typed)) };
+    case 'yaml': return { type: 'application/yaml', body: Buffer.from(toYaml(typed)) };
+    case 'protobuf': return { type: 'application/vnd.orch.protobuf', body: encodeEnvelope(typed, kind.schema, { apiVersion: apiVersionOf(kind), kind: kind.kind }) };
+    default: return { type: 'application/cbor', body: encodeCbor(typed, kind.schema) };
+  }
+}
+
+function decodeResponse(kind: KindDeclaration, encoding: string, body: Buffer): Record<string, unknown> {
+  switch (encoding) {
+    case 'json': return JSON.parse(body.toString());
+    case 'yaml': return fromYaml(body.toString()) as Record<string, unknown>;
+    case 'protobuf': return decodeEnvelope(body, kind.schema).object;
+    default: return decodeCbor(body) as Record<string, unknown>;
+  }
+}
+
+const accepts: Record<string, string> = { json: 'application/json', yaml: 'application/yaml', protobuf: 'application/vnd.kubernetes.protobuf', cbor: 'application/cbor' };
+
+describe('wire encodings', () => {
+  let server: TestServer;
+  let plain: TestServer;
+  before(async () => {
+    [server, plain] = await Promise.all([startServer({ args: ['--feature-gates', 'CBORServingAndStorage=true'] }), startServer()]);
+    await request(server, '/api/v1/namespaces', { method: 'POST', body: { metadata: { name: 'encodings' } } });
+  });
+  after(async () => { await Promise.all([server.dispose(), plain.dispose()]); });
+
+  describe('negotiation', () => {
+    const cases: Array<[string, string]> = [
+      ['application/yaml;q=0.5, application/json;q=0.9', 'application/json'],
+      ['application/xml, application/yaml', 'application/yaml'],
+      ['*/*', 'application/json'],
+      ['application/*', 'application/json'],
+      ['application/vnd.orch.protobuf, application/json', 'application/vnd.orch.protobuf'],
+      ['application/vnd.kubernetes.protobuf, application/json', 'application/vnd.kubernetes.protobuf'],
+      ['application/json;as=PartialObjectMetadata;g=meta.orch.io;v=v1, application/yaml', 'application/yaml'],
+    ];
+    for (const [accept, expected] of cases) {
+      it(`picks ${expected} for ${accept}`, async () => {
+        const r = await raw(plain, '/api/v1/namespaces/default', { accept });
+        assert.equal(r.status, 200);
+        assert.equal(r.headers['content-type'], expected);
+      });
+    }
+
+    it('answers 406 with the supported types when nothing acceptable is offered', async () => {
+      const r = await request(plain, '/api/v1/namespaces/default', { headers: { accept: 'text/html, application/cbor' } });
+      assert.equal(r.status, 406);
+      assert.equal(r.json.reason, 'NotAcceptable');
+      assert.equal(r.json.message, 'only the following media types are accepted: application/json, application/yaml, application/vnd.orch.protobuf');
+    });
+
+    it('indents JSON with pretty=true', async () => {
+      const r = await request(plain, '/api/v1/namespaces/default?pretty=true');
+      assert.match(r.body, /^\{\n {2}"kind": "Namespace",\n {2}"apiVersion": "v1",/);
+    });
+  });
+
+  describe('protobuf', () => {
+    it('encodes a ServiceAccount with Kubernetes field numbers (read by protoc --decode_raw)', async () => {
+      const created = await request(server, '/api/v1/namespaces/encodings/serviceaccounts', { method: 'POST', body: { metadata: { name: 'pb-raw', labels: { app: 'web' } }, secrets: [{ name: 'tok' }], imagePullSecrets: [{ name: 'reg' }], automountServiceAccountToken: true } });
+      assert.equal(created.status, 201);
+      const r = await raw(server, '/api/v1/namespaces/encodings/serviceaccounts/pb-raw', { accept: 'application/vnd.orch.protobuf' });
+      assert.deepEqual([...r.body.subarray(0, 4)], [0x6b, 0x38, 0x73, 0x00]);
+      const unknown = decodeRaw(r.body.subarray(4));
+      assert.equal(at(unknown, 1, 1), 'v1');                      // typeMeta.apiVersion
+      assert.equal(at(unknown, 1, 2), 'ServiceAccount');          // typeMeta.kind
+      assert.equal(at(unknown, 2, 1, 1), 'pb-raw');               // ServiceAccount.metadata.name
+      assert.equal(at(unknown, 2, 1, 3), 'encodings');            // metadata.namespace
+      assert.equal(at(unknown, 2, 1, 5), created.json.metadata.uid);
+      assert.equal(at(unknown, 2, 1, 6), created.json.metadata.resourceVersion);
+      assert.equal(at(unknown, 2, 1, 11, 1), 'app');              // labels entry key
+      assert.equal(at(unknown, 2, 1, 11, 2), 'web');              // labels entry value
+      assert.equal(at(unknown, 2, 2, 3), 'tok');                  // secrets[0].name (ObjectReference.name = 3)
+      assert.equal(at(unknown, 2, 3, 1), 'reg');                  // imagePullSecrets[0].name
+      assert.equal(at(unknown, 2, 4), '1');                       // automountServiceAccountToken
+      assert.ok(at(unknown, 2, 1, 8) instanceof Map, 'creationTimestamp is a Time message');
+    });
+
+    it('encodes lists as ListMeta and repeated items', async () => {
+      const r = await raw(server, '/api/v1/namespaces/encodings/serviceaccounts', { accept: 'application/vnd.orch.protobuf' });
+      const unknown = decodeRaw(r.body.subarray(4));
+      assert.equal(at(unknown, 1, 2), 'ServiceAccountList');
+      const list = at(unknown, 2) as Raw;
+      assert.ok(at(list, 1, 2), 'ListMeta.resourceVersion');
+      const names = (list.get(2) ?? []).map((item) => at(item as Raw, 1, 1));
+      assert.ok(names.includes('pb-raw') && names.includes('default'), String(names));
+    });
+
+    it('refuses a body without the magic prefix, storing nothing', async () => {
+      const r = await raw(server, '/api/v1/namespaces/encodings/serviceaccounts', { 'content-type': 'application/vnd.orch.protobuf' }, 'POST', Buffer.from('\u000a\u0002hi'));
+      assert.equal(r.status, 400);
+      assert.match(JSON.parse(r.body.toString()).message, /expected prefix \[107 56 115 0\]/);
+    });
+  });
+
+  describe('every kind round-trips through every encoding', () => {
+    for (const kind of builtinKinds) {
+      for (const sent of ['json', 'yaml', 'protobuf', 'cbor']) {
+        it(`${kind.resource}: created in ${sent}, read back identically in every encoding`, async () => {
+          const sample = structuredClone(samples[kind.resource]);
+          (sample.metadata as { name: string }).name += `-${sent}`;
+          const { type, body } = encodeBody(kind, sent, sample);
+          const created = await raw(server, collection(kind), { 'content-type': type, accept: 'application/json' }, 'POST', body);
+          assert.equal(created.status, 201, created.body.toString());
+          const name = (sample.metadata as { name: string }).name;
+          const reference = JSON.parse((await raw(server, `${collection(kind)}/${name}`, { accept: 'application/json' })).body.toString());
+          for (const field of Object.keys(sample)) if (field !== 'metadata') assert.deepEqual(reference[field], sample[field], `${field} stored as sent`);
+          for (const read of ['json', 'yaml', 'protobuf', 'cbor']) {
+            const r = await raw(server, `${collection(kind)}/${name}`, { accept: accepts[read] });
+            assert.equal(r.status, 200);
+            assert.deepEqual(decodeResponse(kind, read, r.body), reference, `read in ${read}`);
+          }
+        });
+      }
+    }
+  });
+
+  describe('CBOR', () => {
+    it('is off by default: 415 for CBOR bodies, 406 for CBOR-only Accept', async () => {
+      const body = encodeCbor({ apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'nope' } });
+      const post = await raw(plain, '/api/v1/namespaces/default/serviceaccounts', { 'content-type': 'application/cbor' }, 'POST', body);
+      assert.equal(post.status, 415);
+      const get = await raw(plain, '/api/v1/namespaces/default', { accept: 'application/cbor' });
+      assert.equal(get.status, 406);
+    });
+
+    it('answers with the self-described tag, and watches as a CBOR sequence', async () => {
+      const r = await raw(server, '/api/v1/namespaces/encodings', { accept: 'application/cbor' });
+      assert.equal(r.headers['content-type'], 'application/cbor');
+      assert.deepEqual([...r.body.subarray(0, 3)], [0xd9, 0xd9, 0xf7]);
+      const w = await raw(server, '/api/v1/namespaces/encodings/serviceaccounts?watch=1&timeoutSeconds=1', { accept: 'application/cbor' });
+      assert.equal(w.headers['content-type'], 'application/cbor-seq');
+      const items = w.body.toString('latin1').split('\u00d9\u00d9\u00f7').filter(Boolean).map((chunk) => decodeCbor(Buffer.concat([Buffer.from([0xd9, 0xd9, 0xf7]), Buffer.from(chunk, 'latin1')])) as { type: string; object: { kind: string } });
+      assert.ok(items.length >= 2);
+      for (const item of items) { assert.equal(item.type, 'ADDED'); assert.equal(item.object.kind, 'ServiceAccount'); }
+    });
+
+    it('refuses a malformed CBOR body, storing nothing', async () => {
+      const r = await raw(server, '/api/v1/namespaces/encodings/serviceaccounts', { 'content-type': 'application/cbor' }, 'POST', Buffer.from([0xd9, 0xd9, 0xf7, 0xbf, 0x61]));
+      assert.equal(r.status, 400);
+    });
+  });
+
+  describe('malformed YAML', () => {
+    it('is a 400 and stores nothing', async () => {
+      const before = await request(server, '/api/v1/namespaces/encodings/serviceaccounts');
+      const r = await raw(server, '/api/v1/namespaces/encodings/serviceaccounts', { 'content-type': 'application/yaml' }, 'POST', Buffer.from('metadata: {name: [unclosed\n'));
+      assert.equal(r.status, 400);
+      const after = await request(server, '/api/v1/namespaces/encodings/serviceaccounts');
+      assert.equal(after.json.items.length, before.json.items.length);
+    });
+  });
+
+  describe('gzip', () => {
+    before(async () => {
+      for (let i = 0; i < 300; i++) {
+        await request(server, '/api/v1/namespaces/encodings/secrets', { method: 'POST', body: { metadata: { name: `big-${i}` }, stringData: { blob: 'x'.repeat(600) } } });
+      }
+    });
+
+    it('compresses get and list bodies over 128 KiB for clients that accept gzip', async () => {
+      const r = await raw(server, '/api/v1/namespaces/encodings/secrets', { 'accept-encoding': 'gzip' });
+      assert.equal(r.headers['content-encoding'], 'gzip');
+      assert.equal(r.headers.vary, 'Accept-Encoding');
+      const list = JSON.parse(gunzipSync(r.body).toString());
+      assert.ok(list.items.length >= 300);
+      assert.ok(r.body.length < 128 * 1024);
+    });
+
+    it('leaves small bodies, clients without gzip and watches uncompressed', async () => {
+      const small = await raw(server, '/api/v1/namespaces/encodings', { 'accept-encoding': 'gzip' });
+      assert.equal(small.headers['content-encoding'], undefined);
+      const noGzip = await raw(server, '/api/v1/namespaces/encodings/secrets', {});
+      assert.equal(noGzip.headers['content-encoding'], undefined);
+      const watch = await raw(server, '/api/v1/namespaces/encodings/secrets?watch=1&timeoutSeconds=1', { 'accept-encoding': 'gzip' });
+      assert.equal(watch.headers['content-encoding'], undefined);
+      assert.ok(watch.body.length > 128 * 1024);
+    });
+  });
+});
