@@ -9,14 +9,10 @@ import { connect as http2Connect, type ClientHttp2Session, type ClientHttp2Strea
 import { request as httpsRequest, type RequestOptions as HttpsRequestOptions } from 'node:https';
 import type { ClientRequest, IncomingMessage } from 'node:http';
 import { after, before, describe, it } from 'node:test';
-import { request, startServer, type HttpResponse, type TestServer } from '../support/server.js';
-
-/* eslint-disable @typescript-eslint/no-explicit-any */
-type Obj = any;
+import { request, startServer, type TestServer } from '../support/server.js';
+import { createNamespace, createSA, expectStatus, sleep, update, type Obj } from '../support/api.js';
 
 interface WatchEvent { type: string; object: Obj }
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /**
  * One watch stream, over HTTP/1.1 (https.request) or HTTP/2 (http2.connect), collecting
@@ -225,44 +221,6 @@ async function open(server: TestServer, path: string, opts: { http2?: boolean } 
   await Promise.race([w.opened, sleep(10_000)]);
   assert.equal(w.status, 200, `watch ${path}: status ${w.status} ${w.describe()}`);
   return w;
-}
-
-function expectStatus(res: HttpResponse, code: number, what: string): void {
-  assert.equal(res.status, code, `${what}: expected HTTP ${code}, got ${res.status}: ${res.body.slice(0, 600)}`);
-}
-
-async function createNamespace(server: TestServer, name: string): Promise<void> {
-  const res = await request(server, '/api/v1/namespaces', { method: 'POST', body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name } } });
-  expectStatus(res, 201, `create namespace ${name}`);
-  const deadline = Date.now() + 10_000;
-  for (;;) {
-    const got = await request(server, `/api/v1/namespaces/${name}/serviceaccounts/default`);
-    if (got.status === 200) return;
-    if (Date.now() > deadline) assert.fail(`default ServiceAccount never appeared in ${name}`);
-    await sleep(20);
-  }
-}
-
-async function createSA(server: TestServer, ns: string, name: string, meta: { labels?: Record<string, string>; finalizers?: string[] } = {}): Promise<Obj> {
-  const res = await request(server, `/api/v1/namespaces/${ns}/serviceaccounts`, {
-    method: 'POST', body: { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name, ...meta } },
-  });
-  expectStatus(res, 201, `create serviceaccount ${ns}/${name}`);
-  return res.json;
-}
-
-async function update(server: TestServer, path: string, change: (o: Obj) => void): Promise<Obj> {
-  for (let attempt = 0; attempt < 5; attempt++) {
-    const got = await request(server, path);
-    expectStatus(got, 200, `get ${path}`);
-    const obj = got.json;
-    change(obj);
-    const put = await request(server, path, { method: 'PUT', body: obj });
-    if (put.status === 409) continue;
-    expectStatus(put, 200, `put ${path}`);
-    return put.json;
-  }
-  assert.fail(`update of ${path} kept conflicting`);
 }
 
 async function remove(server: TestServer, path: string): Promise<Obj> {
