@@ -10,6 +10,7 @@ import { errors } from '../status/status-error.js';
 import { header, type Exchange } from './exchange.js';
 import type { HealthEndpoint } from './health.js';
 import { parseMediaRanges } from './negotiation.js';
+import { OpenApiHandler } from './openapi-handler.js';
 
 export const serverVersion = {
   major: '1', minor: '32', gitVersion: 'v1.32.0', gitCommit: 'orch-apiserver', gitTreeState: 'clean',
@@ -28,7 +29,10 @@ const discoveryGroups = ['apidiscovery.orch.io', 'apidiscovery.k8s.io'];
 export class NonResourceHandler {
   private readonly aggregated: Record<'api' | 'apis', Aggregated>;
 
+  private readonly openApi: OpenApiHandler;
+
   constructor(private readonly kinds: KindRegistry, private readonly health: readonly HealthEndpoint[], private readonly serverAddress: () => string) {
+    this.openApi = new OpenApiHandler(kinds);
     const build = (root: 'api' | 'apis'): Aggregated => {
       const doc = aggregatedDiscovery(kinds, root);
       const bodies = new Map(discoveryGroups.map((g) => [g, `${JSON.stringify({ ...doc, apiVersion: `${g}/v2` })}\n`]));
@@ -49,6 +53,7 @@ export class NonResourceHandler {
       }
     }
     if (path === '/version' || path === '/version/') { ex.sendDocument(200, serverVersion); return true; }
+    if (this.openApi.serve(ex)) return true;
     const parts = path.replace(/^\/+|\/+$/g, '').split('/');
     if (parts[0] === 'api' && parts.length === 1) return this.discoveryRoot(ex, 'api') || this.json(ex, apiVersions(this.serverAddress()));
     if (parts[0] === 'apis' && parts.length === 1) return this.discoveryRoot(ex, 'apis') || this.json(ex, apiGroupList(this.kinds));
