@@ -76,7 +76,7 @@ export const objectMetaSchema: StructSchema = s.struct('ObjectMeta', {
   labels: s.map(s.string(), 'Map of string keys and values that can be used to organize and categorize objects.'),
   annotations: s.map(s.string(), 'Unstructured key value map stored with a resource that may be set by external tools.'),
   ownerReferences: s.mapList(ownerReferenceSchema, ['uid'], 'Objects depended on by this object.', { strategy: 'merge', mergeKey: 'uid' }),
-  finalizers: s.setList(s.string(), 'Must be empty before the object is deleted from the registry.'),
+  finalizers: { ...s.setList(s.string(), 'Must be empty before the object is deleted from the registry.'), patchStrategy: 'merge' },
   managedFields: s.atomicList(managedFieldsEntrySchema, 'Maps workflow-id and version to the set of fields that are managed by that workflow.'),
 });
 objectMetaSchema.proto = {

@@ -70,6 +70,15 @@ export function parseBody(body: Buffer, encoding: Encoding, what: string): Recor
 
 export function decodeBody(target: KindDeclaration, body: Buffer, encoding: Encoding, validation: FieldValidation): DecodedBody {
   const raw = parse(body, encoding, target);
+  const duplicates = encoding === 'json' && validation !== 'Ignore' ? duplicateFields(body.toString('utf8')) : [];
+  return decodeObject(target, raw, validation, duplicates);
+}
+
+/**
+ * Checks a parsed object (a body, or the result of a patch) against the kind: type information,
+ * field types, unknown and duplicate fields per `fieldValidation`.
+ */
+export function decodeObject(target: KindDeclaration, raw: unknown, validation: FieldValidation, duplicates: readonly string[] = []): DecodedBody {
   const expected = apiVersionOf(target);
   if (!raw || typeof raw !== 'object' || Array.isArray(raw)) {
     throw errors.badRequest(`the object provided is unrecognized (must be of type ${target.kind}): couldn't get version/kind; json parse error: json: cannot unmarshal ${Array.isArray(raw) ? 'array' : typeof raw} into Go value of type struct { APIVersion string "json:\\"apiVersion,omitempty\\""; Kind string "json:\\"kind,omitempty\\"" }`);
@@ -102,7 +111,7 @@ export function decodeBody(target: KindDeclaration, body: Buffer, encoding: Enco
   object.metadata ??= {};
   if (validation === 'Ignore') return { object, warnings: [] };
   const problems = outcome.unknownFields.map((f) => `unknown field ${JSON.stringify(f)}`);
-  if (encoding === 'json') for (const f of duplicateFields(body.toString('utf8'))) problems.push(`duplicate field ${JSON.stringify(f)}`);
+  for (const f of duplicates) problems.push(`duplicate field ${JSON.stringify(f)}`);
   if (problems.length > 0 && validation === 'Strict') throw cannotHandle(`strict decoding error: ${problems.join(', ')}`);
   return { object, warnings: problems };
 }

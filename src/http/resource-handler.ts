@@ -4,10 +4,16 @@
  */
 import { apiVersionOf, type KindDeclaration } from '../api/kind.js';
 import type { KObject } from '../api/meta.js';
-import { decodeBody, parseBody } from '../codec/body-decoder.js';
+import { decodeBody, decodeObject, parseBody } from '../codec/body-decoder.js';
+import { decodeCbor } from '../codec/cbor.js';
+import { fromYaml } from '../codec/yaml.js';
+import { serverSideApply, conflictError } from '../patch/apply.js';
+import { acceptedPatchTypes, applyJsonPatch, patchTypeOf } from '../patch/json-patch.js';
+import { applyMergePatch } from '../patch/merge-patch.js';
+import { applyStrategicMergePatch } from '../patch/strategic-merge.js';
 import { managerFromUserAgent } from '../patch/managed-fields.js';
 import { parseResourceVersion, type ObjectStore, type WriteContext } from '../registry/object-store.js';
-import { errors } from '../status/status-error.js';
+import { errors, fieldErrorBody, fieldErrors, formatFieldError, StatusError } from '../status/status-error.js';
 import { header, readBody, type Exchange } from './exchange.js';
 import { negotiateBody } from './negotiation.js';
 import { deleteOptionsFrom, parseListQuery, parseWriteQuery } from './query.js';
@@ -22,7 +28,8 @@ export interface ResourceDeps extends WatchDeps {
 
 /** Which verbs each path shape serves (kube-apiserver registers no route for the others: 405). */
 function allowedOnPath(kind: KindDeclaration, info: RequestInfo): boolean {
-  if (info.subresource) return ['get', 'update'].includes(info.verb);
+  // status: get, patch, update; finalize (a namespace's): update only
+  if (info.subresource) return info.subresource === 'finalize' ? info.verb === 'update' : ['get', 'patch', 'update'].includes(info.verb);
   // create and the collection verbs have no name; the object verbs need one
   if (info.name ? info.verb === 'create' : info.verb === 'update' || info.verb === 'patch') return false;
   const crossNamespace = kind.namespaced && !info.namespace;
@@ -49,8 +56,7 @@ export class ResourceHandler {
       case 'update': return this.update(ex, store, kind, namespace, info.name, info.subresource || undefined);
       case 'delete': return this.delete(ex, store, namespace, info.name);
       case 'deletecollection': return this.deleteCollection(ex, store, kind, namespace);
-      case 'patch':
-        throw errors.unsupportedMediaType(['application/json-patch+json', 'application/merge-patch+json', 'application/apply-patch+yaml', 'application/strategic-merge-patch+json']);
+      case 'patch': return this.patch(ex, store, kind, namespace, info.name, info.subresource || undefined);
       default: throw errors.methodNotAllowed();
     }
   }
@@ -116,6 +122,83 @@ export class ResourceHandler {
     this.checkNamespace(obj, kind, namespace);
     const { object, created } = await store.update(namespace, name, obj, this.writeContext(ex, w.fieldManager, w.dryRun), subresource);
     ex.sendObject(created ? 201 : 200, object);
+  }
+
+  /**
+   * PATCH in every form: JSON patch, merge patch and strategic merge patch are applied to the
+   * current object (again on every retry of a raced write) and the result is checked like a
+   * body; an apply patch is merged by server-side apply, creating the object if it is missing.
+   */
+  private async patch(ex: Exchange, store: ObjectStore, kind: KindDeclaration, namespace: string | undefined, name: string, subresource?: string): Promise<void> {
+    const type = patchTypeOf(header(ex.req, 'content-type'), acceptedPatchTypes({ cbor: ex.offered.some((o) => o.encoding === 'cbor'), strategicMerge: true }));
+    const w = parseWriteQuery(ex.query, 'PatchOptions');
+    const forceParam = ex.query.get('force');
+    const apply = type === 'application/apply-patch+yaml' || type === 'application/apply-patch+cbor';
+    if (apply && !w.fieldManager) {
+      throw errors.invalid({ group: 'meta.orch.io', kind: 'PatchOptions' }, '', [fieldErrors.required('fieldManager', 'is required for apply patch')]);
+    }
+    if (!apply && forceParam !== null) {
+      throw errors.invalid({ group: 'meta.orch.io', kind: 'PatchOptions' }, '', [fieldErrors.forbidden('force', 'may not be specified for non-apply patch')]);
+    }
+    const body = await readBody(ex.req, this.deps.maxRequestBodyBytes);
+    const ctx = this.writeContext(ex, w.fieldManager, w.dryRun);
+
+    if (apply) {
+      let applied: unknown;
+      try {
+        applied = type === 'application/apply-patch+cbor' ? decodeCbor(body) : fromYaml(body.toString('utf8'));
+      } catch (err) {
+        throw errors.badRequest(`error decoding YAML: ${(err as Error).message.split('\n')[0]}`);
+      }
+      if (!applied || typeof applied !== 'object' || Array.isArray(applied)) throw errors.badRequest('error decoding YAML: the applied configuration must be an object');
+      const config = applied as KObject;
+      config.metadata ??= {};
+      if (config.metadata.name && config.metadata.name !== name) {
+        throw errors.badRequest(`the name of the object (${config.metadata.name}) does not match the name on the URL (${name})`);
+      }
+      if (kind.namespaced && config.metadata.namespace && config.metadata.namespace !== namespace) {
+        throw errors.badRequest('the namespace of the provided object does not match the namespace sent on the request');
+      }
+      const force = forceParam === 'true' || forceParam === '1';
+      const { object, created } = await store.apply(namespace, name, ctx, (live) => {
+        const result = serverSideApply({ kind, live, applied: config, manager: ctx.manager, force, now: ctx.now, resetFields: kind.subresources?.status ? ['f:status'] : [] });
+        if ('conflicts' in result) throw conflictError(result.conflicts);
+        const merged = result.object;
+        merged.metadata.name = name;
+        if (kind.namespaced) merged.metadata.namespace = namespace;
+        return merged;
+      });
+      ex.sendObject(created ? 201 : 200, object);
+      return;
+    }
+
+    let patch: unknown;
+    try {
+      patch = JSON.parse(body.toString('utf8'));
+    } catch (err) {
+      throw errors.badRequest(`error decoding patch: ${(err as Error).message}`);
+    }
+    const warnings = new Set<string>();
+    const transform = (current: KObject): KObject => {
+      const patched = type === 'application/json-patch+json' ? applyJsonPatch(current, patch, { fieldValidation: w.fieldValidation })
+        : type === 'application/merge-patch+json' ? applyMergePatch(current, patch, { fieldValidation: w.fieldValidation })
+          : applyStrategicMergePatch(current, patch, kind.schema);
+      try {
+        const decoded = decodeObject(kind, patched, w.fieldValidation);
+        for (const warning of decoded.warnings) warnings.add(warning);
+        return decoded.object;
+      } catch (err) {
+        // a patched object of the wrong shape is an invalid patch (strict-validation failures stay 400)
+        if (err instanceof StatusError && err.code === 400 && !err.message.includes('strict decoding error')) {
+          const invalid = fieldErrors.invalid('patch', JSON.stringify(patched), err.message);
+          throw new StatusError(422, 'Invalid', ` "" is invalid: ${formatFieldError(invalid)}`, { causes: [{ reason: invalid.type, message: fieldErrorBody(invalid), field: 'patch' }] });
+        }
+        throw err;
+      }
+    };
+    const result = await store.patch(namespace, name, ctx, transform, subresource);
+    ex.warnings.push(...warnings);
+    ex.sendObject(200, result);
   }
 
   private async deleteOptions(ex: Exchange) {

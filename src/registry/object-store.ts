@@ -21,6 +21,8 @@ export interface WriteContext extends StrategyContext {
   dryRun: boolean;
   /** the field manager recorded in managedFields */
   manager: string;
+  /** the object's managedFields were computed by server-side apply: keep them (else: an Update by `manager`) */
+  applied?: boolean;
 }
 
 export interface ListQuery {
@@ -329,8 +331,8 @@ export class ObjectStore {
     if (!meta.name && meta.generateName) meta.name = generateName(meta.generateName);
     const errs = this.kind.validate(obj);
     if (errs.length) throw this.invalid(meta.name ?? '', errs);
-    meta.managedFields = updateManagedFields(obj, undefined, { kind: this.kind, manager: ctx.manager, now: ctx.now, resetFields: this.resetFields() });
-    if (meta.managedFields.length === 0) delete meta.managedFields;
+    if (!ctx.applied) meta.managedFields = updateManagedFields(obj, undefined, { kind: this.kind, manager: ctx.manager, now: ctx.now, resetFields: this.resetFields() });
+    if (meta.managedFields?.length === 0) delete meta.managedFields;
     meta.resourceVersion = ''; // keeps the field's place in canonical order; the commit's revision fills it
     return this.canonical(obj);
   }
@@ -437,6 +439,58 @@ export class ObjectStore {
     throw errors.staleUpdate(this.groupResource, name);
   }
 
+  /**
+   * PATCH: `transform` turns the current object into the patched one; it is applied again to the
+   * newest state whenever the write races. A resourceVersion the patch sets is a precondition.
+   */
+  async patch(namespace: string | undefined, name: string, ctx: WriteContext, transform: (current: KObject) => KObject, subresource?: string): Promise<StoredObject> {
+    for (let attempt = 0; attempt < maxWriteAttempts; attempt++) {
+      const current = this.get(namespace, name);
+      const patched = transform(structuredClone(current.object) as KObject);
+      patched.metadata ??= {};
+      if (patched.metadata.name !== name) {
+        throw errors.badRequest(`the name of the object (${patched.metadata.name ?? ''}) does not match the name on the URL (${name})`);
+      }
+      if (this.kind.namespaced && patched.metadata.namespace !== namespace) {
+        throw errors.badRequest('the namespace of the provided object does not match the namespace sent on the request');
+      }
+      const wanted = patched.metadata.resourceVersion;
+      if (wanted && wanted !== current.object.metadata.resourceVersion) throw errors.staleUpdate(this.groupResource, name);
+      const next = this.prepareUpdate(patched, current.object, ctx, subresource);
+      const outcome = await this.writeUpdate(next, current, ctx);
+      if (outcome instanceof StoredObject) return outcome;
+      if (outcome.failure === 'conflict' && !(wanted && wanted !== current.object.metadata.resourceVersion)) continue;
+      throw this.failure(outcome, name);
+    }
+    throw errors.staleUpdate(this.groupResource, name);
+  }
+
+  /**
+   * Server-side apply: `merge` turns the live object (undefined when there is none) into the
+   * applied result with its managedFields; a missing object is created. Retried when it races.
+   */
+  async apply(namespace: string | undefined, name: string, ctx: WriteContext, merge: (live: KObject | undefined) => KObject): Promise<{ object: StoredObject; created: boolean }> {
+    const applyCtx: WriteContext = { ...ctx, applied: true };
+    for (let attempt = 0; attempt < maxWriteAttempts; attempt++) {
+      const current = this.deps.readModel.get(this.kind.resource, this.path(namespace, name));
+      const merged = merge(current ? structuredClone(current.object) as KObject : undefined);
+      if (!current) {
+        try {
+          return { object: await this.create(namespace, merged, applyCtx), created: true };
+        } catch (err) {
+          if (err instanceof StatusError && err.reason === 'AlreadyExists') continue;
+          throw err;
+        }
+      }
+      const next = this.prepareUpdate(merged, current.object, applyCtx);
+      const outcome = await this.writeUpdate(next, current, applyCtx);
+      if (outcome instanceof StoredObject) return { object: outcome, created: false };
+      if (outcome.failure === 'conflict' || outcome.failure === 'notFound') continue;
+      throw this.failure(outcome, name);
+    }
+    throw errors.staleUpdate(this.groupResource, name);
+  }
+
   private prepareUpdate(body: KObject, stored: Readonly<KObject>, ctx: WriteContext, subresource?: string): KObject {
     const old = stored as KObject;
     let obj = structuredClone(body);
@@ -459,10 +513,12 @@ export class ObjectStore {
     if (this.kind.namespaced) meta.namespace ??= old.metadata.namespace;
     const errs = this.kind.validateUpdate(obj, old);
     if (errs.length) throw this.invalid(name, errs);
-    if (!meta.managedFields || meta.managedFields.length === 0) meta.managedFields = old.metadata.managedFields;
-    const base = { ...old, metadata: { ...old.metadata, managedFields: meta.managedFields } };
-    meta.managedFields = updateManagedFields(obj, base, { kind: this.kind, manager: ctx.manager, now: ctx.now, resetFields: subresource ? [] : this.resetFields() });
-    if (meta.managedFields.length === 0) delete meta.managedFields;
+    if (!ctx.applied) {
+      if (!meta.managedFields || meta.managedFields.length === 0) meta.managedFields = old.metadata.managedFields;
+      const base = { ...old, metadata: { ...old.metadata, managedFields: meta.managedFields } };
+      meta.managedFields = updateManagedFields(obj, base, { kind: this.kind, manager: ctx.manager, now: ctx.now, resetFields: subresource ? [] : this.resetFields() });
+    }
+    if (meta.managedFields?.length === 0) delete meta.managedFields;
     meta.resourceVersion = old.metadata.resourceVersion;
     return this.canonical(obj);
   }
