@@ -60,7 +60,7 @@ export function prefixEnd(prefix: Buffer): Buffer {
 }
 
 /** Failures after which another attempt (on another member, a moment later) may succeed. */
-export function isTransient(err: unknown): boolean {
+function isTransient(err: unknown): boolean {
   // etcd3 marks gRPC's UNAVAILABLE (no connection, no leader, leader changed, request timed out),
   // DEADLINE_EXCEEDED, CANCELLED, RESOURCE_EXHAUSTED and the like as recoverable
   return err instanceof Error && isRecoverableError(err);

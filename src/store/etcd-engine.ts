@@ -5,11 +5,12 @@
  * never from `apply`; the front answers a write once the watch has brought it to its read model.
  *
  * Writes are conditional transactions: create requires the key to be absent (create_revision 0),
- * update and delete compare mod_revision with the revision the change was computed from. A
- * condition never holds twice, so a transaction may be retried after an ambiguous failure
- * without being applied twice.
+ * update and delete compare mod_revision with the revision the change was computed from. Such a
+ * condition never holds twice, so a transaction may be retried after an ambiguous failure (a
+ * timeout, a lost leader) without being applied twice; a retried unconditional update also
+ * requires that the key does not already hold its value.
  */
-import { EtcdLeaseInvalidError, type ICompare, type IKeyValue, type IRequestOp, type ITxnRequest, type ITxnResponse } from 'etcd3';
+import { EtcdLeaseInvalidError, type ICompare, type IEvent, type IKeyValue, type IRequestOp, type ITxnRequest, type ITxnResponse } from 'etcd3';
 import type { CommitOutcome, StorageEngine } from './engine.js';
 import { EtcdConnection, prefixEnd, retrying } from './etcd-connection.js';
 import { LeaseManager } from './etcd-leases.js';
@@ -81,15 +82,7 @@ export class EtcdEngine implements StorageEngine {
   onFailure(listener: (message: string) => void): void { this.failureListener = listener; }
 
   async load(): Promise<LoadedState> {
-    let snapshot;
-    for (;;) {
-      try {
-        snapshot = await this.rangeAt(this.keyPrefix, 0, loadBudgetMs);
-        break;
-      } catch (err) {
-        if (!isCompacted(err)) throw err; // compacted between two pages: read again at a newer revision
-      }
-    }
+    const snapshot = await this.snapshot();
     const items: StoredItem[] = [];
     for (const kv of snapshot.kvs) {
       const key = kv.key.toString('utf8');
@@ -143,7 +136,7 @@ export class EtcdEngine implements StorageEngine {
         for (let renewed = false; ; renewed = true) {
           const lease = m.ttlMs && m.op !== 'delete' ? await this.leases.leaseFor(m.ttlMs, Date.now()) : undefined;
           try {
-            return this.outcome(m, await this.connection.kv.txn(this.txnFor(m, key, lease), options), attempt > 0);
+            return this.outcome(m, await this.connection.kv.txn(this.txnFor(m, key, lease, attempt > 0), options), attempt > 0);
           } catch (err) {
             // a shared lease that ran out early (e.g. revoked): etcd refused the write, so take a new one
             if (!(lease && err instanceof EtcdLeaseInvalidError) || renewed) throw err;
@@ -156,16 +149,19 @@ export class EtcdEngine implements StorageEngine {
     }
   }
 
-  private txnFor(m: Mutation, key: Buffer, lease: string | undefined): ITxnRequest {
-    let compare: ICompare;
-    if (m.op === 'create') compare = { key, target: 'Create', result: 'Equal', create_revision: 0 };
-    else if (m.expectedRevision !== undefined) compare = { key, target: 'Mod', result: 'Equal', mod_revision: m.expectedRevision };
-    else compare = { key, target: 'Create', result: 'Greater', create_revision: 0 }; // exists
+  private txnFor(m: Mutation, key: Buffer, lease: string | undefined, retried: boolean): ITxnRequest {
+    const compare: ICompare[] = [];
+    if (m.op === 'create') compare.push({ key, target: 'Create', result: 'Equal', create_revision: 0 });
+    else if (m.expectedRevision !== undefined) compare.push({ key, target: 'Mod', result: 'Equal', mod_revision: m.expectedRevision });
+    else {
+      compare.push({ key, target: 'Create', result: 'Greater', create_revision: 0 }); // exists
+      if (retried && m.op === 'update') compare.push({ key, target: 'Value', result: 'NotEqual', value: Buffer.from(m.value as string) });
+    }
     const write: IRequestOp = m.op === 'delete'
       ? { request_delete_range: { key } }
       : { request_put: { key, value: Buffer.from(m.value as string), lease } };
     // when the condition fails, the key's current state tells why
-    return { compare: [compare], success: [write], failure: [{ request_range: { key } }] };
+    return { compare, success: [write], failure: [{ request_range: { key } }] };
   }
 
   /** Maps a transaction's answer to the failures SqliteEngine reports for the same preconditions. */
@@ -181,7 +177,7 @@ export class EtcdEngine implements StorageEngine {
   }
 
   /** Turns one watch response into change events; the compact key's writes are progress only. */
-  private report(events: readonly { type: string; kv: IKeyValue }[], revision: number): void {
+  private report(events: readonly IEvent[], revision: number): void {
     const changes: ChangeEvent[] = [];
     for (const e of events) {
       const fullKey = e.kv.key.toString('utf8');
@@ -243,6 +239,17 @@ export class EtcdEngine implements StorageEngine {
     } catch (err) {
       if (isCompacted(err)) return undefined;
       throw err;
+    }
+  }
+
+  /** Every key under the prefix at the current revision, read in pages at that one revision. */
+  private async snapshot(): Promise<{ revision: number; kvs: IKeyValue[] }> {
+    for (;;) {
+      try {
+        return await this.rangeAt(this.keyPrefix, 0, loadBudgetMs);
+      } catch (err) {
+        if (!isCompacted(err)) throw err; // compacted between two pages: read again at a newer revision
+      }
     }
   }
 

@@ -83,6 +83,7 @@ export class WriterClient {
    */
   currentRevision(prefix: string): Promise<CurrentRevision> {
     if (!this.shared) return Promise.resolve({ revision: this.readModel.revision, cacheCurrent: true });
+    if (!this.alive) return Promise.reject(new Error(this.health.message ?? 'storage writer stopped'));
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
       this.revisionQueries.set(id, { resolve, reject });

@@ -285,6 +285,33 @@ for (const kind of kinds) {
       }
     });
 
+    it('reports every change after the loaded revision: load plus changes is what storage reads', async () => {
+      let h = await kind.open();
+      try {
+        (await h.apply([
+          mutation({ op: 'create', key: 'widgets/ns/a', value: '{"v":1}' }),
+          mutation({ op: 'create', key: 'widgets/ns/b', value: '{"v":1}' }),
+        ])).results.map(ok);
+        h = await h.reopen();
+        const state = new Map(h.loaded.items.map((item) => [item.key, item]));
+        const { results, events } = await h.apply([
+          mutation({ op: 'update', key: 'widgets/ns/a', value: '{"v":2}' }),
+          mutation({ op: 'delete', key: 'widgets/ns/b' }),
+          mutation({ op: 'create', key: 'gadgets/c', value: '{"v":1}' }),
+        ]);
+        const last = Math.max(...results.map(ok));
+        for (const e of events) {
+          assert.ok(e.revision > h.loaded.revision);
+          if (e.type === 'DELETED') state.delete(e.key);
+          else state.set(e.key, { key: e.key, revision: e.revision, value: e.value as string });
+        }
+        const expected = [...state.values()].sort((x, y) => (x.key < y.key ? -1 : 1));
+        assert.deepEqual(await h.engine.readAt('', last), expected);
+      } finally {
+        await h.close();
+      }
+    });
+
     it('loads the same state after a restart', async () => {
       let h = await kind.open();
       try {

@@ -41,7 +41,7 @@ async function open(settings: Partial<EtcdSettings> & { servers: string[]; prefi
 
 describe('etcd engine: one member', () => {
   let etcd: EtcdCluster;
-  before(async () => { etcd = await startEtcd(); });
+  before(async () => { etcd = await startEtcd({ progressNotifyInterval: '300ms' }); });
   after(async () => { await etcd.dispose(); });
 
   it("reports another process's writes in revision order, exactly once", async () => {
@@ -99,6 +99,27 @@ describe('etcd engine: one member', () => {
     } finally {
       await writer.engine.close();
       await reader.engine.close();
+    }
+  });
+
+  it("follows etcd's timed progress notifications past revisions written elsewhere", async () => {
+    const quiet = await open({ servers: [etcd.servers], prefix: freshPrefix() });
+    const busy = await open({ servers: [etcd.servers], prefix: freshPrefix() });
+    const progress: number[] = [];
+    quiet.engine.onChanges((events, revision) => {
+      quiet.events.push(...events);
+      if (events.length === 0) progress.push(revision);
+    });
+    try {
+      const [r] = (await busy.engine.apply([create('widgets/ns/elsewhere')])).results;
+      assert.ok(r.ok);
+      await until(() => progress.some((p) => p >= r.revision), 'a progress notification past the other prefix\'s write', 5000);
+      assert.deepEqual(quiet.events, []);
+      const current = await quiet.engine.currentRevision('widgets/');
+      assert.equal(current.cacheCurrent, true);
+    } finally {
+      await quiet.engine.close();
+      await busy.engine.close();
     }
   });
 
