@@ -338,3 +338,26 @@ describe('error answers', () => {
     });
   });
 });
+
+describe('--request-timeout', () => {
+  let server: TestServer;
+  before(async () => { server = await startServer({ args: ['--request-timeout', '500ms'] }); });
+  after(async () => { await server.dispose(); });
+
+  it('ends a request that outlives it with 504 Timeout', async () => {
+    // a list for a version the server has not reached waits up to 3 s: the 500 ms timeout ends it first
+    const started = Date.now();
+    const res = await request(server, '/api/v1/namespaces?resourceVersion=999999999&resourceVersionMatch=NotOlderThan');
+    assert.equal(res.status, 504);
+    assert.equal(res.json.reason, 'Timeout');
+    assert.equal(res.json.message, 'Timeout: request did not complete within requested timeout - context deadline exceeded');
+    assert.ok(Date.now() - started < 2500, 'answered at the request timeout, not after the 3 s wait');
+  });
+
+  it('is shortened by a timeout query parameter, and a bad one is 400', async () => {
+    const res = await request(server, '/api/v1/namespaces?resourceVersion=999999999&resourceVersionMatch=NotOlderThan&timeout=100ms');
+    assert.equal(res.status, 504);
+    const bad = await request(server, '/api/v1/namespaces?timeout=soon');
+    assert.equal(bad.status, 400);
+  });
+});
