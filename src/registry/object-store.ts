@@ -194,7 +194,7 @@ export class ObjectStore {
   }
 
   /** The table a list reads, at the revision its resourceVersion semantics ask for. */
-  private async listSource(q: ListQuery, now: number): Promise<{ table: Table; revision: number; start?: string; live: boolean; expiresAt?: number }> {
+  private async listSource(q: ListQuery, now: number): Promise<{ table: Table; revision: number; start?: string; live: boolean; expiresAt?: number; remaining?: number }> {
     const rm = this.deps.readModel;
     const resource = this.kind.resource;
     if (q.continue) {
@@ -207,7 +207,7 @@ export class ObjectStore {
       }
       if (token.expiresAt !== undefined && token.expiresAt <= now) throw expiredContinue(token.start);
       const table = await this.tableAt(token.revision, now, token.start);
-      return { table, revision: token.revision, start: token.start, live: false, expiresAt: token.expiresAt };
+      return { table, revision: token.revision, start: token.start, live: false, expiresAt: token.expiresAt, remaining: token.remaining };
     }
     const rv = q.resourceVersion ?? '';
     if (rv === '0') return { table: rm.table(resource), revision: rm.revision, live: true };
@@ -265,14 +265,20 @@ export class ObjectStore {
     });
     const result: ListResult = { revision: source.revision, items };
     if (next !== undefined) {
-      // one lifetime for the whole list, from its first page: the same page always gets the same token
-      result.continue = encodeContinue(source.revision, next, source.expiresAt ?? now + this.deps.config.continueTtlMs);
-      if (source.live) this.deps.snapshots.put(this.kind.resource, source.revision, table.clone(), now);
+      let remaining: number | undefined;
       if (!filtered) {
-        let remaining = 0;
-        table.forRange(next, hi ?? '\uffff', false, () => { remaining++; });
+        // counted once, on the first page (O(1) for a whole table); later pages carry it in the token
+        if (source.remaining !== undefined) remaining = source.remaining - items.length;
+        else if (!lo && !source.start) remaining = table.size - items.length;
+        else {
+          remaining = 0;
+          table.forRange(next, hi ?? '\uffff', false, () => { remaining = (remaining as number) + 1; });
+        }
         result.remainingItemCount = remaining;
       }
+      // one lifetime for the whole list, from its first page: the same page always gets the same token
+      result.continue = encodeContinue({ revision: source.revision, start: next, expiresAt: source.expiresAt ?? now + this.deps.config.continueTtlMs, remaining });
+      if (source.live) this.deps.snapshots.put(this.kind.resource, source.revision, table.clone(), now);
     }
     return result;
   }
