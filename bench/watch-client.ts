@@ -1,7 +1,8 @@
 /**
  * A load process for bench/watch-fanout: holds `count` watch streams to one URL, counts events by
  * newlines (no parsing), and parses one event in `sampleEvery` to measure commit-to-receipt
- * latency from the `bench.orch.io/sent` annotation. Reports to its parent over IPC when told.
+ * latency from the `bench.orch.io/sent` annotation. Reports to its parent over IPC when told;
+ * `mark` records the event count so far, so the parent can cut the run into windows.
  */
 import { Agent, request } from 'node:https';
 
@@ -14,6 +15,7 @@ let bytes = 0;
 const latencies: number[] = [];
 let open = 0;
 let sample = 0;
+const marks: number[] = [];
 const cpuStart = process.cpuUsage();
 
 function watch(): Promise<void> {
@@ -52,11 +54,12 @@ for (let i = 0; i < start.count; i += 50) {
 }
 process.send?.({ t: 'ready', open });
 process.on('message', (m: { t: string }) => {
-  if (m.t === 'reset') { events = 0; bytes = 0; latencies.length = 0; return; }
+  if (m.t === 'reset') { events = 0; bytes = 0; latencies.length = 0; marks.length = 0; return; }
+  if (m.t === 'mark') { marks.push(events); return; }
   if (m.t === 'report') {
     const cpu = process.cpuUsage(cpuStart);
-    process.send?.({ t: 'report', events, bytes, latencies, open, cpuMs: (cpu.user + cpu.system) / 1000 });
     agent.destroy();
-    setTimeout(() => process.exit(0), 50);
+    // exit only once the report is written to the channel: a large report cut short by exit is lost
+    process.send?.({ t: 'report', events, bytes, latencies, open, marks, cpuMs: (cpu.user + cpu.system) / 1000 }, () => process.exit(0));
   }
 });

@@ -1,0 +1,215 @@
+/**
+ * watch-fanout: N watch streams over TLS, held by separate load processes (bench/watch-client.ts),
+ * while a writer offers E creates per second; delivered events/s (median and spread over
+ * one-second windows), commit-to-receipt latency, server CPU and RSS. Baseline in the same run: a
+ * bare Node TLS server writing pre-encoded frames to the same number of streams, held by the same
+ * load processes. Latency is measured from just before each create request (so it includes the
+ * durable commit) to receipt, on one event in `sampleEvery`.
+ */
+import { readFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:https';
+import type { ServerResponse } from 'node:http';
+import { agentFor, call } from '../support.js';
+import {
+  cpuMsOf, fmt, forkModule, memoryOf, nextMessage, one, percentiles, ratio, spread, startServer, stopChild,
+  type BudgetLine, type Ratio, type Scenario, type Spread,
+} from '../harness.js';
+import type { ChildProcess } from 'node:child_process';
+import type { Credentials } from '../../test/support/server.js';
+
+const sampleEvery = 20;
+
+interface ClientReport { events: number; bytes: number; latencies: number[]; open: number; marks: number[]; cpuMs: number }
+
+interface Run {
+  offered: number; accepted: number; acceptedPerSec: number;
+  /** writes that failed, and writes still unanswered 10 s after the last was offered */
+  failedWrites: number; unansweredWrites: number;
+  eventsDelivered: number; expectedEvents: number; eventsPerSec: number;
+  /** events/s per one-second window, the first window left out as warm-up */
+  windowEventsPerSec: Spread;
+  latencyMs: ReturnType<typeof percentiles>;
+  serverCpuPercent: number; serverRssMiB: number; clientCpuMs: number; openStreams: number;
+}
+
+interface Load { watchers: number; rate: number; seconds: number; procs: number }
+
+async function runLoad(load: Load, url: string, creds: Credentials, pid: number, writeOne: (i: number) => Promise<void>, log: (l: string) => void): Promise<Run> {
+  const children: ChildProcess[] = [];
+  try {
+    for (let p = 0; p < load.procs; p++) {
+      const count = Math.floor(load.watchers / load.procs) + (p < load.watchers % load.procs ? 1 : 0);
+      const child = forkModule('./watch-client.js');
+      children.push(child);
+      child.send({ url, count, ...creds, sampleEvery });
+    }
+    const ready = await Promise.all(children.map((c) => new Promise<{ open: number }>((r, j) => {
+      c.once('message', (m: { open: number }) => r(m));
+      c.once('exit', (code) => j(new Error(`watch client exited (${code}) before its streams were open`)));
+    })));
+    log(`${ready.reduce((a, m) => a + m.open, 0)} streams open; writing`);
+    for (const c of children) c.send({ t: 'reset' });
+    const cpu0 = cpuMsOf(pid);
+    const t0 = Date.now();
+    let offered = 0;
+    let accepted = 0;
+    let failedWrites = 0;
+    const writes: Promise<void>[] = [];
+    const total = load.rate * load.seconds;
+    const marker = setInterval(() => { for (const c of children) c.send({ t: 'mark' }); }, 1000);
+    // offer writes at a steady rate, whether or not earlier ones finished
+    await new Promise<void>((resolve) => {
+      const interval = 1000 / load.rate;
+      const tick = () => {
+        const due = Math.floor((Date.now() - t0) / interval);
+        while (offered < due && offered < total) writes.push(writeOne(offered++).then(() => { accepted++; }, () => { failedWrites++; }));
+        if (offered >= total) resolve(); else setTimeout(tick, Math.min(interval, 5));
+      };
+      tick();
+    });
+    // a write the server never answers must not hang the run: wait at most 10 s for the last ones
+    const answered = await Promise.race([Promise.all(writes).then(() => true), new Promise<boolean>((r) => setTimeout(() => r(false), 10_000).unref())]);
+    const unansweredWrites = answered ? 0 : offered - accepted - failedWrites;
+    if (unansweredWrites) log(`${unansweredWrites} of ${offered} writes still unanswered 10 s after the last was offered`);
+    if (failedWrites) log(`${failedWrites} of ${offered} writes failed`);
+    const offerSeconds = (Date.now() - t0) / 1000;
+    await new Promise((r) => setTimeout(r, 500)); // let the last events arrive
+    clearInterval(marker);
+    const elapsed = (Date.now() - t0) / 1000;
+    const serverCpuMs = cpuMsOf(pid) - cpu0;
+    const rss = memoryOf(pid).rssMiB;
+    const reports = await Promise.all(children.map((c) => {
+      const report = nextMessage<ClientReport>(c, 'report');
+      c.send({ t: 'report' });
+      return report;
+    }));
+    const events = reports.reduce((a, r) => a + r.events, 0);
+    // windows: summed marks across clients, differences between consecutive marks
+    const marks = Math.min(...reports.map((r) => r.marks.length));
+    const cumulative = Array.from({ length: marks }, (_, i) => reports.reduce((a, r) => a + r.marks[i], 0));
+    const windows = cumulative.map((v, i) => v - (i ? cumulative[i - 1] : 0)).slice(1);
+    return {
+      offered, accepted, acceptedPerSec: +(accepted / offerSeconds).toFixed(1), failedWrites, unansweredWrites,
+      eventsDelivered: events, expectedEvents: accepted * load.watchers, eventsPerSec: Math.round(events / elapsed),
+      windowEventsPerSec: spread(windows.length ? windows : [events / elapsed]),
+      latencyMs: percentiles(reports.flatMap((r) => r.latencies)),
+      serverCpuPercent: Math.round(serverCpuMs / (elapsed * 10)), serverRssMiB: Math.round(rss),
+      clientCpuMs: Math.round(reports.reduce((a, r) => a + r.cpuMs, 0)), openStreams: reports.reduce((a, r) => a + r.open, 0),
+    };
+  } finally {
+    await Promise.all(children.map((c) => stopChild(c)));
+  }
+}
+
+/** A watch event as our server sends it for this scenario, encoded ahead of time for the baseline. */
+const template = '{"type":"ADDED","object":{"kind":"ServiceAccount","apiVersion":"v1","metadata":{"name":"NAME","namespace":"fanout","uid":"0e6f6c1e-3d0c-4f5a-9a53-2d8b3c1f7a10","resourceVersion":"100","creationTimestamp":"2026-11-22T00:00:00Z","labels":{"app":"fanout"},"annotations":{"bench.orch.io/sent":"SENT"},"managedFields":[{"manager":"node","operation":"Update","apiVersion":"v1","time":"2026-11-22T00:00:00Z","fieldsType":"FieldsV1","fieldsV1":{"f:metadata":{"f:annotations":{".":{},"f:bench.orch.io/sent":{}},"f:labels":{".":{},"f:app":{}}}}}]}}}';
+
+/** The baseline: a TLS server in this process that writes one pre-encoded frame per event to every open stream. */
+async function baseline(load: Load, creds: Credentials, serverCert: string, serverKey: string, log: (l: string) => void): Promise<Run> {
+  const streams = new Set<ServerResponse>();
+  const server: Server = createServer({ cert: serverCert, key: serverKey, ca: creds.ca, requestCert: true }, (_req, res) => {
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.flushHeaders();
+    streams.add(res);
+    res.on('close', () => streams.delete(res));
+  });
+  server.keepAliveTimeout = 0;
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const port = (server.address() as { port: number }).port;
+  try {
+    return await runLoad(load, `https://127.0.0.1:${port}/watch`, creds, process.pid, async (i) => {
+      const frame = `${template.replace('"SENT"', `"${Date.now()}"`).replace('"NAME"', `"sa-${i}"`)}\n`;
+      for (const res of streams) res.write(frame);
+    }, log);
+  } finally {
+    for (const res of streams) res.end();
+    server.close();
+  }
+}
+
+export const scenario: Scenario = {
+  name: 'watch-fanout',
+  description: 'N watchers over TLS held by separate load processes while a writer offers 100 creates/s; baseline: a bare Node TLS server writing pre-encoded frames to the same streams.',
+  defaults: { watchers: [1_000, 5_000], rate: [100], seconds: [10], procs: [2] },
+  smoke: { watchers: [20, 60], rate: [20], seconds: [2], procs: [1] },
+  help: { watchers: 'watch streams (list)', rate: 'creates offered per second', seconds: 'how long the writer offers', procs: 'load processes holding the streams' },
+  async run(ctx) {
+    const load0 = { rate: one(ctx.sizes, 'rate'), seconds: one(ctx.sizes, 'seconds'), procs: one(ctx.sizes, 'procs') };
+    const bySize: { watchers: number; ours: Run & { createLatencyMs: ReturnType<typeof percentiles> }; baseline: Run; ratioEventsPerSec: number; ratioP99: number }[] = [];
+    for (const watchers of ctx.sizes.watchers) {
+      const load = { ...load0, watchers };
+      const server = await startServer({ args: ['--log-level', 'warn'] });
+      const agent = agentFor(server, 16);
+      try {
+        await call(server, agent, 'POST', '/api/v1/namespaces', JSON.stringify({ metadata: { name: 'fanout' } }));
+        const writeMs: number[] = [];
+        const ours = await runLoad(load, `${server.url}/api/v1/namespaces/fanout/serviceaccounts?watch=1&resourceVersion=0`, server.admin, server.process.pid as number, async (i) => {
+          const sent = Date.now();
+          const body = JSON.stringify({ metadata: { name: `sa-${i}`, annotations: { 'bench.orch.io/sent': String(sent) }, labels: { app: 'fanout' } } });
+          const r = await call(server, agent, 'POST', '/api/v1/namespaces/fanout/serviceaccounts', body);
+          if (r.status !== 201) throw new Error(`create: ${r.status}`);
+          writeMs.push(Date.now() - sent);
+        }, (l) => ctx.log(`watch-fanout ${watchers} watchers: ${l}`));
+        ctx.log(`watch-fanout ${watchers} watchers: ours done (${fmt(ours.eventsPerSec)} events/s); baseline next`);
+        const pki = `${server.dataDir}/pki`;
+        const base = await baseline(load, server.admin, readFileSync(`${pki}/apiserver.crt`, 'utf8'), readFileSync(`${pki}/apiserver.key`, 'utf8'), (l) => ctx.log(`watch-fanout ${watchers} watchers, baseline: ${l}`));
+        const row = {
+          watchers, ours: { ...ours, createLatencyMs: percentiles(writeMs) }, baseline: base,
+          ratioEventsPerSec: +(ours.eventsPerSec / base.eventsPerSec).toFixed(2),
+          ratioP99: +(ours.latencyMs.p99 / Math.max(1, base.latencyMs.p99)).toFixed(2),
+        };
+        bySize.push(row);
+        ctx.log(`watch-fanout ${watchers} watchers, ${load.rate} writes/s offered: ours ${fmt(ours.eventsPerSec)} events/s (windows ±${fmt(ours.windowEventsPerSec.spreadPct)}%, accepted ${ours.acceptedPerSec} writes/s), p50 ${fmt(ours.latencyMs.p50)} ms p99 ${fmt(ours.latencyMs.p99)} ms, server CPU ${ours.serverCpuPercent}% RSS ${ours.serverRssMiB} MiB; baseline ${fmt(base.eventsPerSec)} events/s p99 ${fmt(base.latencyMs.p99)} ms; ratio ${row.ratioEventsPerSec}`);
+      } finally {
+        agent.destroy();
+        await server.dispose();
+      }
+    }
+
+    const ratios: Ratio[] = bySize.flatMap((s) => [
+      ratio(`${s.watchers} watchers events/s`, s.ours.eventsPerSec, s.baseline.eventsPerSec, 'higher'),
+      ratio(`${s.watchers} watchers p99 latency`, s.ours.latencyMs.p99, Math.max(1, s.baseline.latencyMs.p99), 'lower'),
+    ]);
+    const lines = bySize.map((s) => `watch-fanout ${s.watchers} watchers, ${load0.rate} writes/s offered: ours ${fmt(s.ours.eventsPerSec)} events/s (${fmt(s.ours.eventsDelivered)} of ${fmt(s.ours.expectedEvents)} expected; per-second windows median ${fmt(s.ours.windowEventsPerSec.median)} ±${fmt(s.ours.windowEventsPerSec.spreadPct)}%), accepted ${s.ours.acceptedPerSec} writes/s, latency p50 ${fmt(s.ours.latencyMs.p50)} ms p99 ${fmt(s.ours.latencyMs.p99)} ms, server CPU ${s.ours.serverCpuPercent}% RSS ${s.ours.serverRssMiB} MiB; baseline ${fmt(s.baseline.eventsPerSec)} events/s p99 ${fmt(s.baseline.latencyMs.p99)} ms; ratio events/s ${s.ratioEventsPerSec} (DESIGN: ≥ 0.8)`);
+    const budget: BudgetLine[] = [];
+    for (const s of bySize) {
+      if (s.watchers === 1000 && load0.rate === 100) {
+        budget.push({ what: 'watch fan-out, 1,000 watchers, 100 writes/s offered (kube-apiserver: 42 writes/s accepted, 42k events/s, p99 407 ms)', target: 'every write accepted; ≥ 84k events/s; p99 ≤ 200 ms', measured: `${s.ours.accepted}/${s.ours.offered} accepted; ${fmt(s.ours.eventsPerSec)} events/s; p99 ${fmt(s.ours.latencyMs.p99)} ms`, within: s.ours.accepted === s.ours.offered && s.ours.eventsPerSec >= 84_000 && s.ours.latencyMs.p99 <= 200 });
+      }
+      if (s.watchers === 5000 && load0.rate === 100) {
+        budget.push({ what: 'watch fan-out, 5,000 watchers, same writer (kube-apiserver: 11 writes/s, 56k events/s, p99 1.5 s)', target: '≥ 113k events/s; p99 ≤ 750 ms', measured: `${fmt(s.ours.eventsPerSec)} events/s; p99 ${fmt(s.ours.latencyMs.p99)} ms`, within: s.ours.eventsPerSec >= 113_000 && s.ours.latencyMs.p99 <= 750 });
+      }
+      budget.push({ what: `fan-out against the bare TLS baseline, ${s.watchers} watchers`, target: '≥ 0.8 of its events/s', measured: String(s.ratioEventsPerSec), within: s.ratioEventsPerSec >= 0.8 });
+    }
+    const categories = bySize.map((s) => s.watchers.toLocaleString('en-US'));
+    return {
+      lines, ratios, budget,
+      tables: [{
+        title: `${load0.rate} creates/s offered for ${load0.seconds} s to every watcher, watchers spread over ${load0.procs} load process(es); latency on 1 event in ${sampleEvery}; ± is the spread of one-second windows`,
+        columns: ['watchers', 'ours events/s', 'spread', 'accepted writes/s', 'p50 ms', 'p99 ms', 'server CPU %', 'server RSS MiB', 'baseline events/s', 'baseline p99 ms', 'ratio events/s'],
+        rows: bySize.map((s) => [s.watchers.toLocaleString('en-US'), fmt(s.ours.eventsPerSec), `±${fmt(s.ours.windowEventsPerSec.spreadPct)}%`, fmt(s.ours.acceptedPerSec), fmt(s.ours.latencyMs.p50), fmt(s.ours.latencyMs.p99), s.ours.serverCpuPercent, s.ours.serverRssMiB, fmt(s.baseline.eventsPerSec), fmt(s.baseline.latencyMs.p99), fmt(s.ratioEventsPerSec)]),
+      }],
+      charts: [
+        {
+          id: 'watch-fanout-events', title: 'Watch events delivered per second against watchers', kind: 'line', xLabel: 'watchers', yLabel: 'events/s',
+          categories, series: [
+            { name: 'ours', color: '#1f77b4', values: bySize.map((s) => s.ours.eventsPerSec) },
+            { name: 'bare TLS baseline', color: '#2ca02c', dashed: true, values: bySize.map((s) => s.baseline.eventsPerSec) },
+            { name: 'offered x watchers', color: '#7f7f7f', dashed: true, values: bySize.map((s) => load0.rate * s.watchers) },
+          ],
+        },
+        {
+          id: 'watch-fanout-latency', title: 'Commit-to-receipt latency percentiles (ms) against watchers', kind: 'bar', xLabel: 'watchers', yLabel: 'ms',
+          categories, series: [
+            { name: 'ours p50', color: '#9ecae1', values: bySize.map((s) => s.ours.latencyMs.p50) },
+            { name: 'ours p90', color: '#4292c6', values: bySize.map((s) => s.ours.latencyMs.p90) },
+            { name: 'ours p99', color: '#08519c', values: bySize.map((s) => s.ours.latencyMs.p99) },
+            { name: 'baseline p50', color: '#c7e9c0', values: bySize.map((s) => s.baseline.latencyMs.p50) },
+            { name: 'baseline p99', color: '#41ab5d', values: bySize.map((s) => s.baseline.latencyMs.p99) },
+          ],
+        },
+      ],
+      figures: { ...load0, sampleEvery, bySize },
+    };
+  },
+};
