@@ -157,8 +157,7 @@ export async function runWatch(plan: WatchPlan, transport: WatchTransport, deps:
       done = true;
       clearTimeout(timer);
       stopShutdown();
-      const revision = rm.revision;
-      hub.inOrder(watcher, () => {
+      hub.inOrder(watcher, (revision) => {
         if (lastBookmark && plan.query.allowWatchBookmarks) watcher.sendBookmark(revision);
         watcher.close();
         resolve();

@@ -206,6 +206,9 @@ export interface WatchCounters {
   endedSlow: number;
 }
 
+/** Streams flushed per macrotask: between slices the event loop serves requests, so fan-out never starves writes. */
+const flushSlice = 256;
+
 export class WatchHub {
   private readonly byResource = new Map<string, Set<Watcher>>();
   private readonly ticker: NodeJS.Timeout;
@@ -213,10 +216,19 @@ export class WatchHub {
   private binaryDeliveries: Promise<void> = Promise.resolve();
   /** protobuf envelopes of object versions that new watchers caught up on */
   private readonly envelopes = new WeakMap<StoredObject, Uint8Array>();
+  /** changes committed since the last round took its share: the next round sends them together */
+  private pending: ObjectChange[] = [];
+  private roundActive = false;
+  /** the newest revision the hub has received, and the newest whose frames are all handed out */
+  private received: number;
+  private delivered: number;
+  /** work that must follow delivery of everything received when it was asked for (bookmarks, stream ends) */
+  private afterDelivery: Array<{ revision: number; run: () => void }> = [];
   readonly counters: WatchCounters = { eventsSent: 0, endedSlow: 0 };
 
   constructor(private readonly readModel: ReadModel, readonly changeLog: ChangeLog, readonly encoders: EncoderPool, private readonly options: WatchHubOptions) {
-    readModel.onChange((changes) => this.deliver(changes));
+    this.received = this.delivered = readModel.revision;
+    readModel.onChange((changes) => this.receive(changes));
     this.ticker = setInterval(() => this.bookmarks(), Math.min(1000, options.bookmarkIntervalMs));
     this.ticker.unref();
   }
@@ -239,10 +251,28 @@ export class WatchHub {
     return w;
   }
 
-  private deliver(changes: readonly ObjectChange[]): void {
+  /** The read model applied changes: they are logged at once (for resuming watches) and sent in the next round. */
+  private receive(changes: readonly ObjectChange[]): void {
+    if (changes.length === 0) return;
     this.changeLog.append(changes, Date.now());
+    for (const c of changes) this.pending.push(c);
+    this.received = changes[changes.length - 1].revision;
+    if (!this.roundActive) {
+      this.roundActive = true;
+      setImmediate(() => this.round());
+    }
+  }
+
+  /**
+   * One round of fan-out: every change received since the last round, frames built once per
+   * change and shape, one write per stream, the streams flushed a slice per macrotask. Changes
+   * that commit meanwhile wait for the next round, which then coalesces them: the busier the
+   * server, the fewer writes per event.
+   */
+  private round(): void {
+    const changes = this.pending;
+    this.pending = [];
     const touched = new Set<Watcher>();
-    // protobuf work for this batch: which changes, and whether any protobuf watcher filters
     const binary: ObjectChange[] = [];
     const binaryFiltered = new Set<string>();
     for (const change of changes) {
@@ -260,8 +290,27 @@ export class WatchHub {
       }
       if (wantsBinary) binary.push(change);
     }
-    for (const w of touched) this.counters.eventsSent += w.flush(this.options.maxBufferedBytes);
     if (binary.length > 0) this.deliverBinary(binary, binaryFiltered);
+    const revision = changes.length > 0 ? changes[changes.length - 1].revision : this.delivered;
+    const streams = [...touched];
+    let next = 0;
+    const slice = (): void => {
+      const end = Math.min(next + flushSlice, streams.length);
+      for (; next < end; next++) this.counters.eventsSent += streams[next].flush(this.options.maxBufferedBytes);
+      if (next < streams.length) { setImmediate(slice); return; }
+      this.delivered = Math.max(this.delivered, revision);
+      this.runAfterDelivery();
+      if (this.pending.length > 0) setImmediate(() => this.round());
+      else this.roundActive = false;
+    };
+    slice();
+  }
+
+  private runAfterDelivery(): void {
+    if (this.afterDelivery.length === 0) return;
+    const due = this.afterDelivery.filter((a) => a.revision <= this.delivered);
+    this.afterDelivery = this.afterDelivery.filter((a) => a.revision > this.delivered);
+    for (const a of due) a.run();
   }
 
   /** Encodes a batch in the pool (in parallel with other batches) and delivers it in commit order. */
@@ -299,12 +348,20 @@ export class WatchHub {
   }
 
   /**
-   * Runs `fn` once everything already committed has reached `w`: at once for JSON watchers, after
-   * pending encodes for protobuf ones, so that a bookmark never overtakes the events it vouches for.
+   * Runs `fn` once everything received so far has reached `w`, with the revision the stream is then
+   * known to be complete to: a bookmark never overtakes the events it vouches for, and a stream's
+   * end never cuts off events already committed.
    */
-  inOrder(w: Watcher, fn: () => void): void {
-    if (w.spec.encoding !== 'protobuf') fn();
-    else this.binaryDeliveries = this.binaryDeliveries.then(fn, fn);
+  inOrder(w: Watcher, fn: (revision: number) => void): void {
+    const target = this.received;
+    const run = () => {
+      // everything up to `target` has been handed out (or, for protobuf, queued in order)
+      const revision = this.pending.length === 0 && !this.roundActive ? Math.max(this.readModel.revision, this.delivered) : this.delivered;
+      if (w.spec.encoding !== 'protobuf') fn(revision);
+      else this.binaryDeliveries = this.binaryDeliveries.then(() => fn(revision), () => fn(revision));
+    };
+    if (this.delivered >= target) run();
+    else this.afterDelivery.push({ revision: target, run });
   }
 
   /** A catch-up frame for a new protobuf watcher; each object version is encoded once, however many watchers start. */
@@ -316,24 +373,25 @@ export class WatchHub {
 
   private bookmarks(): void {
     const now = Date.now();
-    const revision = this.readModel.revision;
     for (const set of this.byResource.values()) {
-      for (const w of set) if (w.bookmarkDue(now, this.options.bookmarkIntervalMs)) this.inOrder(w, () => w.sendBookmark(revision));
+      for (const w of set) if (w.bookmarkDue(now, this.options.bookmarkIntervalMs)) this.inOrder(w, (revision) => w.sendBookmark(revision));
     }
   }
 
-  /** Ends every stream (server shutdown), with a last bookmark where asked for. */
+  /** Ends every stream (server shutdown), with a last bookmark where asked for, once all received changes went out. */
   closeAll(): Promise<void> {
     clearInterval(this.ticker);
-    const revision = this.readModel.revision;
-    for (const set of this.byResource.values()) {
-      for (const w of [...set]) {
-        this.inOrder(w, () => {
+    return new Promise<void>((resolve) => {
+      const streams = [...this.byResource.values()].flatMap((set) => [...set]);
+      let left = streams.length;
+      if (left === 0) { resolve(); return; }
+      for (const w of streams) {
+        this.inOrder(w, (revision) => {
           if (w.spec.bookmarks) w.sendBookmark(revision);
           w.close();
+          if (--left === 0) void this.binaryDeliveries.then(resolve, resolve);
         });
       }
-    }
-    return this.binaryDeliveries;
+    });
   }
 }

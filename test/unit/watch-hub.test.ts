@@ -39,6 +39,8 @@ function spec(encoding: 'json' | 'protobuf', matches: WatchSpec['matches'] = () 
     envelope: (o) => encodeEnvelope(o as Record<string, unknown>, serviceAccountKind.schema, typeMeta),
   };
 }
+/** Lets the hub's delivery rounds (setImmediate) run. */
+const settle = () => new Promise((r) => setTimeout(r, 10));
 const sa = (name: string, labels?: Record<string, string>) => JSON.stringify({ kind: 'ServiceAccount', apiVersion: 'v1', metadata: { name, namespace: 'ns', resourceVersion: '', labels } });
 
 describe('WatchHub fan-out', () => {
@@ -55,12 +57,13 @@ describe('WatchHub fan-out', () => {
       { revision: 2, type: 'ADDED', key: 'serviceaccounts/ns/a', value: sa('a') },
       { revision: 3, type: 'ADDED', key: 'serviceaccounts/ns/b', value: sa('b') },
     ]);
+    await settle();
     readModel.apply([{ revision: 4, type: 'MODIFIED', key: 'serviceaccounts/ns/a', value: sa('a', { x: 'y' }) }]);
     await hub.closeAll();
 
     assert.equal(pool.objects, 3, 'three events, each encoded once for 50 protobuf watchers');
-    assert.equal(pool.calls, 2, 'one pool task per committed batch');
-    for (const s of [...json, ...proto]) assert.equal(s.writes.length, 2, 'one write per batch per stream');
+    assert.equal(pool.calls, 2, 'one pool task per delivery round');
+    for (const s of [...json, ...proto]) assert.equal(s.writes.length, 2, 'one write per round per stream');
     // every watcher received the very same frame objects: nothing was serialized per watcher
     for (let b = 0; b < 2; b++) {
       for (let f = 0; f < json[0].writes[b].length; f++) {
@@ -89,13 +92,41 @@ describe('WatchHub fan-out', () => {
     const sink = recordingSink();
     hub.add(spec('protobuf'), sink);
     readModel.apply([{ revision: 2, type: 'ADDED', key: 'serviceaccounts/ns/first', value: sa('first') }]);
+    await settle();
     readModel.apply([{ revision: 3, type: 'ADDED', key: 'serviceaccounts/ns/second', value: sa('second') }]);
     await hub.closeAll();
     const names = sink.writes.map((w) => Buffer.from(w[0]).includes('first') ? 'first' : 'second');
     assert.deepEqual(names, ['first', 'second']);
   });
 
-  it('sends DELETED with the previous content when an object stops matching, ADDED when it starts', () => {
+  it('coalesces changes committed while a round is busy into one write per stream', async () => {
+    const readModel = new ReadModel({ revision: 1, compactRevision: 0, items: [] });
+    const hub = new WatchHub(readModel, new ChangeLog(1, 60_000), countingPool() as unknown as EncoderPool, { maxBufferedBytes: 1 << 20, bookmarkIntervalMs: 60_000 });
+    const sink = recordingSink();
+    hub.add(spec('json'), sink);
+    for (let i = 0; i < 20; i++) readModel.apply([{ revision: 2 + i, type: 'ADDED', key: `serviceaccounts/ns/s${i}`, value: sa(`s${i}`) }]);
+    await settle();
+    assert.equal(sink.writes.length, 1, 'twenty commits in one tick, one write');
+    assert.equal(sink.writes[0].length, 20);
+    const revisions = sink.writes[0].map((f) => Number(JSON.parse(f as string).object.metadata.resourceVersion));
+    assert.deepEqual(revisions, Array.from({ length: 20 }, (_, i) => 2 + i), 'in commit order');
+  });
+
+  it('queues a bookmark behind undelivered changes, carrying the revision they complete', async () => {
+    const readModel = new ReadModel({ revision: 1, compactRevision: 0, items: [] });
+    const hub = new WatchHub(readModel, new ChangeLog(1, 60_000), countingPool() as unknown as EncoderPool, { maxBufferedBytes: 1 << 20, bookmarkIntervalMs: 60_000 });
+    const sink = recordingSink();
+    const w = hub.add({ ...spec('json'), bookmarks: true }, sink);
+    readModel.apply([{ revision: 2, type: 'ADDED', key: 'serviceaccounts/ns/a', value: sa('a') }]);
+    hub.inOrder(w, (revision) => w.sendBookmark(revision));
+    assert.equal(sink.writes.length, 0, 'nothing before the round');
+    await settle();
+    const types = sink.writes.flat().map((f) => JSON.parse(f as string));
+    assert.deepEqual(types.map((e) => e.type), ['ADDED', 'BOOKMARK']);
+    assert.equal(types[1].object.metadata.resourceVersion, '2');
+  });
+
+  it('sends DELETED with the previous content when an object stops matching, ADDED when it starts', async () => {
     const readModel = new ReadModel({ revision: 1, compactRevision: 0, items: [] });
     const hub = new WatchHub(readModel, new ChangeLog(1, 60_000), countingPool() as unknown as EncoderPool, { maxBufferedBytes: 1 << 20, bookmarkIntervalMs: 60_000 });
     const sink = recordingSink();
@@ -103,13 +134,14 @@ describe('WatchHub fan-out', () => {
     readModel.apply([{ revision: 2, type: 'ADDED', key: 'serviceaccounts/ns/a', value: sa('a', { app: 'db' }) }]);
     readModel.apply([{ revision: 3, type: 'MODIFIED', key: 'serviceaccounts/ns/a', value: sa('a', { app: 'web' }) }]);
     readModel.apply([{ revision: 4, type: 'MODIFIED', key: 'serviceaccounts/ns/a', value: sa('a', { app: 'api' }) }]);
+    await settle();
     const events = sink.writes.flat().map((f) => JSON.parse(f as string));
     assert.deepEqual(events.map((e) => e.type), ['ADDED', 'DELETED']);
     assert.equal(events[1].object.metadata.labels.app, 'web', 'the content it last matched with');
     assert.equal(events[1].object.metadata.resourceVersion, '4', 'at the revision of the change');
   });
 
-  it('ends a stream whose client stops reading instead of buffering without bound', () => {
+  it('ends a stream whose client stops reading instead of buffering without bound', async () => {
     const readModel = new ReadModel({ revision: 1, compactRevision: 0, items: [] });
     const hub = new WatchHub(readModel, new ChangeLog(1, 60_000), countingPool() as unknown as EncoderPool, { maxBufferedBytes: 1000, bookmarkIntervalMs: 60_000 });
     const slow = recordingSink();
@@ -118,6 +150,7 @@ describe('WatchHub fan-out', () => {
     hub.add(spec('json'), slow);
     hub.add(spec('json'), fast);
     readModel.apply([{ revision: 2, type: 'ADDED', key: 'serviceaccounts/ns/a', value: sa('a') }]);
+    await settle();
     assert.equal(slow.ended, true);
     assert.equal(fast.writes.length, 1);
     assert.equal(hub.counters.endedSlow, 1);
