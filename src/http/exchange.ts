@@ -74,9 +74,11 @@ export class Exchange {
     return h;
   }
 
-  send(status: number, contentType: string, body: string | Buffer, extra?: Readonly<Record<string, string>>): void {
+  send(status: number, contentType: string, text: string | Buffer, extra?: Readonly<Record<string, string>>): void {
     if (this.res.headersSent || this.responding) return;
     const h = this.headers(contentType, extra);
+    // a large body is encoded once here rather than measured here and encoded again by end()
+    const body = typeof text === 'string' && text.length > 64 * 1024 ? Buffer.from(text, 'utf8') : text;
     const length = typeof body === 'string' ? Buffer.byteLength(body) : body.length;
     const threshold = this.options.compressFrom;
     if (threshold !== undefined && length >= threshold && acceptsGzip(header(this.req, 'accept-encoding'))) {
