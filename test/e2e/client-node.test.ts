@@ -329,6 +329,30 @@ describe('@kubernetes/client-node', () => {
       assert.equal(dup.message, 'serviceaccounts "builder" already exists');
     });
 
+    it('pages through 2,500 ServiceAccounts with limit=100', async () => {
+      await ensureNamespace('cn-many');
+      const names = Array.from({ length: 2500 }, (_, i) => `many-${String(i).padStart(4, '0')}`);
+      for (let i = 0; i < names.length; i += 50) {
+        await Promise.all(names.slice(i, i + 50).map((name) => core.createNamespacedServiceAccount({ namespace: 'cn-many', body: { metadata: { name } } })));
+      }
+      const seen: string[] = [];
+      let token: string | undefined;
+      let pages = 0;
+      let listRv: string | undefined;
+      do {
+        const page = await core.listNamespacedServiceAccount({ namespace: 'cn-many', limit: 100, _continue: token });
+        pages++;
+        assert.ok(page.items.length <= 100);
+        listRv ??= page.metadata?.resourceVersion;
+        assert.equal(page.metadata?.resourceVersion, listRv);
+        seen.push(...page.items.map((sa) => sa.metadata!.name!));
+        token = page.metadata?._continue || undefined;
+      } while (token);
+      assert.equal(pages, 26, '2,501 items (with default) in pages of 100');
+      assert.deepEqual(seen.filter((n) => n.startsWith('many-')), names);
+      assert.ok(seen.includes('default'));
+    });
+
     it('pages through a list with limit and continue on one snapshot', async () => {
       await ensureNamespace('cn-page');
       await waitFor('the default ServiceAccount of cn-page', async () => {

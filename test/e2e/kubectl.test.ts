@@ -219,7 +219,7 @@ describe('kubectl 1.32', { skip: missing ?? false }, () => {
       for (const p of ['kt-json/robot', 'kt-json/helper', 'default/default', 'orch-system/default']) assert.ok(pairs.includes(p), `${p} missing from:\n${out}`);
     });
 
-    it('kubectl get sa -A --chunk-size=2 pages through everything', async () => {
+    it('kubectl get sa -A --chunk-size=2 and =7 page through everything', async () => {
       const all = await request(server, '/api/v1/serviceaccounts');
       assert.equal(all.status, 200);
       const expected = all.json.items.map((i: any) => `${i.metadata.namespace}/${i.metadata.name}`);
@@ -231,7 +231,7 @@ describe('kubectl 1.32', { skip: missing ?? false }, () => {
       assert.ok(lists.filter((l) => /[?&]limit=2\b/.test(l)).length >= Math.ceil(expected.length / 2), `kubectl paged with limit=2:\n${lists.join('\n')}`);
       assert.ok(lists.some((l) => /[?&]continue=/.test(l)), 'later chunks carry a continue token');
 
-      const json = JSON.parse(await ok(['get', 'sa', '-A', '--chunk-size=3', '-o', 'json']));
+      const json = JSON.parse(await ok(['get', 'sa', '-A', '--chunk-size=7', '-o', 'json']));
       assert.deepEqual(json.items.map((i: any) => `${i.metadata.namespace}/${i.metadata.name}`), expected);
     });
 
