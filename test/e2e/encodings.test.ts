@@ -209,6 +209,18 @@ describe('wire encodings', () => {
       for (const item of items) { assert.equal(item.type, 'ADDED'); assert.equal(item.object.kind, 'ServiceAccount'); }
     });
 
+    it('applies with application/apply-patch+cbor when CBOR is on, 415 when it is off', async () => {
+      const applied = encodeCbor({ apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'cbor-applied', labels: { via: 'cbor' } } });
+      const on = await raw(server, '/api/v1/namespaces/encodings/serviceaccounts/cbor-applied?fieldManager=cbor-client', { 'content-type': 'application/apply-patch+cbor', accept: 'application/json' }, 'PATCH', applied);
+      assert.equal(on.status, 201, on.body.toString());
+      const created = JSON.parse(on.body.toString());
+      assert.equal(created.metadata.labels.via, 'cbor');
+      assert.equal(created.metadata.managedFields[0].manager, 'cbor-client');
+      assert.equal(created.metadata.managedFields[0].operation, 'Apply');
+      const off = await raw(plain, '/api/v1/namespaces/default/serviceaccounts/cbor-applied?fieldManager=cbor-client', { 'content-type': 'application/apply-patch+cbor' }, 'PATCH', applied);
+      assert.equal(off.status, 415);
+    });
+
     it('refuses a malformed CBOR body, storing nothing', async () => {
       const r = await raw(server, '/api/v1/namespaces/encodings/serviceaccounts', { 'content-type': 'application/cbor' }, 'POST', Buffer.from([0xd9, 0xd9, 0xf7, 0xbf, 0x61]));
       assert.equal(r.status, 400);
