@@ -294,7 +294,7 @@ const FLAGS: readonly AnyFlagSpec[] = [
     key: 'dataDir',
     default: './data',
     help:
-      'Directory of the embedded SQLite store, used when --etcd-servers is empty. ' +
+      'Directory of the server\'s PKI (pki/) and admin kubeconfig (admin.kubeconfig), and of the embedded SQLite store when --etcd-servers is empty. ' +
       'A relative path is resolved against the working directory.',
     validate: (dir, flag) => (dir === '' ? `${flag} must not be empty` : undefined),
   },
