@@ -14,7 +14,8 @@ function invalidOptions(kind: string, errs: FieldError[]) {
   return errors.invalid({ group: metaGroup, kind }, '', errs);
 }
 
-function parseBoolParam(q: URLSearchParams, name: string): boolean | undefined {
+/** A boolean query parameter as Go's strconv.ParseBool reads it (a bare `?name` means true). */
+export function parseBoolParam(q: URLSearchParams, name: string): boolean | undefined {
   const v = q.get(name);
   if (v === null) return undefined;
   if (v === '' || v === 'true' || v === '1' || v === 't' || v === 'T' || v === 'TRUE' || v === 'True') return true;
@@ -104,7 +105,7 @@ export function parseWriteQuery(q: URLSearchParams, optionsKind: 'CreateOptions'
   const fieldManager = q.get('fieldManager') ?? undefined;
   if (fieldManager !== undefined) {
     if (Buffer.byteLength(fieldManager) > 128) errs.push(fieldErrors.tooLong('fieldManager', 128));
-    // eslint-disable-next-line no-control-regex
+    // control characters: what Go's unicode.IsPrint rejects in the ASCII range
     if (/[\u0000-\u001f\u007f]/.test(fieldManager)) errs.push(fieldErrors.invalid('fieldManager', fieldManager, 'must only contain printable characters'));
   }
   const validation = q.get('fieldValidation') ?? 'Warn';

@@ -16,7 +16,7 @@ import { parseResourceVersion, type ObjectStore, type WriteContext } from '../re
 import { errors, fieldErrorBody, fieldErrors, formatFieldError, StatusError } from '../status/status-error.js';
 import { header, readBody, type Exchange } from './exchange.js';
 import { negotiateBody } from './negotiation.js';
-import { deleteOptionsFrom, parseListQuery, parseWriteQuery } from './query.js';
+import { deleteOptionsFrom, parseBoolParam, parseListQuery, parseWriteQuery } from './query.js';
 import type { RequestInfo } from './request-info.js';
 import { planWatch, runWatch, serveWatch, webSocketTransport, type WatchDeps } from './watch-handler.js';
 import type { WebSocket } from 'ws';
@@ -132,12 +132,12 @@ export class ResourceHandler {
   private async patch(ex: Exchange, store: ObjectStore, kind: KindDeclaration, namespace: string | undefined, name: string, subresource?: string): Promise<void> {
     const type = patchTypeOf(header(ex.req, 'content-type'), acceptedPatchTypes({ cbor: ex.offered.some((o) => o.encoding === 'cbor'), strategicMerge: true }));
     const w = parseWriteQuery(ex.query, 'PatchOptions');
-    const forceParam = ex.query.get('force');
+    const force = parseBoolParam(ex.query, 'force');
     const apply = type === 'application/apply-patch+yaml' || type === 'application/apply-patch+cbor';
     if (apply && !w.fieldManager) {
       throw errors.invalid({ group: 'meta.orch.io', kind: 'PatchOptions' }, '', [fieldErrors.required('fieldManager', 'is required for apply patch')]);
     }
-    if (!apply && forceParam !== null) {
+    if (!apply && force !== undefined) {
       throw errors.invalid({ group: 'meta.orch.io', kind: 'PatchOptions' }, '', [fieldErrors.forbidden('force', 'may not be specified for non-apply patch')]);
     }
     const body = await readBody(ex.req, this.deps.maxRequestBodyBytes);
@@ -159,9 +159,8 @@ export class ResourceHandler {
       if (kind.namespaced && config.metadata.namespace && config.metadata.namespace !== namespace) {
         throw errors.badRequest('the namespace of the provided object does not match the namespace sent on the request');
       }
-      const force = forceParam === 'true' || forceParam === '1';
       const { object, created } = await store.apply(namespace, name, ctx, (live) => {
-        const result = serverSideApply({ kind, live, applied: config, manager: ctx.manager, force, now: ctx.now, resetFields: kind.subresources?.status ? ['f:status'] : [] });
+        const result = serverSideApply({ kind, live, applied: config, manager: ctx.manager, force: force ?? false, now: ctx.now, resetFields: kind.subresources?.status ? ['f:status'] : [] });
         if ('conflicts' in result) throw conflictError(result.conflicts);
         const merged = result.object;
         merged.metadata.name = name;
