@@ -357,7 +357,8 @@ export class ObjectStore {
   }
 
   /** Commits a prepared object; returns what the read model now holds (or the object, on dry run). */
-  private async commit(op: 'create' | 'update', obj: KObject, ctx: WriteContext, expectedRevision?: number): Promise<StoredObject | WriteFailure> {
+  /** `serialized`: the object's JSON when the caller already has it, with its resourceVersion at the canonical place. */
+  private async commit(op: 'create' | 'update', obj: KObject, ctx: WriteContext, expectedRevision?: number, serialized?: string): Promise<StoredObject | WriteFailure> {
     if (ctx.dryRun) {
       // a dry run checks what storage would: a create of an existing name is still a conflict
       if (op === 'create' && this.deps.readModel.get(this.kind.resource, this.path(obj.metadata.namespace, obj.metadata.name as string))) {
@@ -368,9 +369,13 @@ export class ObjectStore {
       return new StoredObject(out, 0);
     }
     const key = this.key(obj.metadata.namespace, obj.metadata.name as string);
-    // stored with an empty resourceVersion in place: the commit's revision is spliced into the served JSON
+    // stored with an empty resourceVersion in place: the commit's revision is spliced into the served JSON.
+    // metadata's resourceVersion precedes every user-controlled string, so the first match is that field.
+    const value = serialized !== undefined
+      ? serialized.replace(`"resourceVersion":${JSON.stringify(obj.metadata.resourceVersion ?? '')}`, '"resourceVersion":""')
+      : undefined;
     obj.metadata.resourceVersion = '';
-    const result = await this.deps.writer.submit({ op, key, value: JSON.stringify(obj), expectedRevision, ttlMs: this.ttl() }, obj);
+    const result = await this.deps.writer.submit({ op, key, value: value ?? JSON.stringify(obj), expectedRevision, ttlMs: this.ttl() }, obj);
     if (!result.ok) return result;
     return this.deps.readModel.get(this.kind.resource, this.path(obj.metadata.namespace, obj.metadata.name as string))
       ?? new StoredObject(obj, result.revision);
@@ -531,7 +536,9 @@ export class ObjectStore {
 
   /** Writes an update, or deletes the object when the update removed its last finalizer. */
   private async writeUpdate(next: KObject, current: StoredObject, ctx: WriteContext): Promise<StoredObject | WriteFailure> {
-    if (JSON.stringify(next) === current.json) return current; // a no-op update writes nothing
+    // serialized once: to see a no-op update (which writes nothing), then as the value committed
+    const serialized = JSON.stringify(next);
+    if (serialized === current.json) return current;
     const meta = next.metadata;
     const removable = meta.deletionTimestamp && (meta.finalizers ?? []).length === 0 && !this.kind.deletion?.blocksRemoval(next);
     if (removable) {
@@ -542,7 +549,7 @@ export class ObjectStore {
       gone.metadata.resourceVersion = String(result.revision);
       return new StoredObject(gone, result.revision);
     }
-    return this.commit('update', next, ctx, current.revision);
+    return this.commit('update', next, ctx, current.revision, serialized);
   }
 
   async delete(namespace: string | undefined, name: string, options: DeleteOptions, ctx: WriteContext): Promise<DeleteOutcome> {
