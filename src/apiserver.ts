@@ -1,36 +1,44 @@
 /**
- * The composition root: builds every layer from the configuration, starts storage, the front
- * door and the controllers, and tears them down in order on shutdown.
+ * The composition root: an assembly of named parts — PKI, storage, the API registry and its
+ * stores, admission, watch fan-out, the request pipeline, the front door, controllers — started
+ * in order and torn down in reverse on shutdown.
  */
 import { readFileSync } from 'node:fs';
 import { isIPv6 } from 'node:net';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
-import { Authenticator } from './auth/authenticator.js';
-import { Authorizer } from './auth/authorizer.js';
+import { AdmissionChain } from './admission/admission.js';
+import { NamespaceLifecycle } from './admission/plugins/namespace-lifecycle.js';
 import { ensurePki, writeKubeconfig } from './auth/pki.js';
 import { namespaceFinalizer, namespaceKind } from './api/core/namespace.js';
 import { serviceAccountKind } from './api/core/service-account.js';
 import type { KindDeclaration } from './api/kind.js';
 import { builtinKinds, KindRegistry } from './api/registry.js';
 import type { ServerConfig } from './config/flags.js';
+import { offeredEncodings } from './codec/media-types.js';
 import { NamespaceController, namespacedKinds, controllerManager } from './controllers/namespace-controller.js';
 import { ServiceAccountController } from './controllers/service-account-controller.js';
-import { HealthEndpoint, type HealthCheck } from './http/health.js';
+import { MaxInflightLimiter } from './flowcontrol/max-inflight.js';
+import { HealthEndpoint } from './http/health.js';
 import { NonResourceHandler } from './http/non-resource.js';
 import { ResourceHandler } from './http/resource-handler.js';
-import { FrontDoor } from './http/server.js';
 import { ObjectStore } from './registry/object-store.js';
+import { dispatcher } from './server/dispatch.js';
+import { FrontDoor } from './server/front-door.js';
+import { buildHandlerChain } from './server/handler-chain.js';
+import { healthChecks } from './server/health-checks.js';
+import { authentication, authorization } from './server/security.js';
 import { SnapshotCache } from './store/snapshot-cache.js';
 import { WriterClient } from './store/writer-client.js';
 import { StatusError } from './status/status-error.js';
 import { ChangeLog } from './watch/change-log.js';
 import { EncoderPool } from './watch/encoder-pool.js';
-import { offeredEncodings } from './codec/media-types.js';
 import { WatchHub } from './watch/watch-hub.js';
 
 /** Namespaces that exist from the first start (kube-apiserver's bootstrap controller). */
 const systemNamespaces = ['default', 'orch-system', 'orch-public', 'orch-node-lease'];
+/** ...of which these can never be deleted (NamespaceLifecycle's immortal namespaces) */
+const immortalNamespaces = new Set(['default', 'orch-system', 'orch-public']);
 const watchBufferBytes = 8 * 1024 * 1024;
 const bookmarkIntervalMs = 60_000;
 
@@ -47,6 +55,20 @@ function hostForUrl(bind: string): string {
   return isIPv6(bind) ? `[${bind}]` : bind;
 }
 
+function startStorage(config: ServerConfig): Promise<WriterClient> {
+  const onEtcd = config.etcdServers.length > 0;
+  return WriterClient.start(new URL('../workers/writer.js', import.meta.url), onEtcd
+    ? {
+      engine: 'etcd',
+      historyMs: config.watchHistoryMs,
+      etcd: {
+        servers: config.etcdServers, prefix: config.etcdPrefix, caFile: config.etcdCaFile, certFile: config.etcdCertFile,
+        keyFile: config.etcdKeyFile, compactionIntervalMs: config.etcdCompactionIntervalMs,
+      },
+    }
+    : { engine: 'sqlite', dataDir: config.dataDir, historyMs: config.watchHistoryMs });
+}
+
 export async function startApiServer(config: ServerConfig, log: Logger): Promise<RunningServer> {
   const started = Date.now();
   let ready = false;
@@ -59,6 +81,7 @@ export async function startApiServer(config: ServerConfig, log: Logger): Promise
     ['start-namespace-controller', false],
   ]);
 
+  // PKI: the CA, serving and admin certificates (generated on first start)
   const pki = await ensurePki(join(config.dataDir, 'pki'), { ipAddresses: config.advertiseAddress ? [config.advertiseAddress] : [] });
   const tls = {
     key: config.tlsPrivateKeyFile ? readFileSync(config.tlsPrivateKeyFile, 'utf8') : pki.servingKeyPem,
@@ -66,17 +89,8 @@ export async function startApiServer(config: ServerConfig, log: Logger): Promise
     ca: config.clientCaFile ? readFileSync(config.clientCaFile, 'utf8') : pki.caCertPem,
   };
 
-  const onEtcd = config.etcdServers.length > 0;
-  const writer = await WriterClient.start(new URL('../workers/writer.js', import.meta.url), onEtcd
-    ? {
-      engine: 'etcd',
-      historyMs: config.watchHistoryMs,
-      etcd: {
-        servers: config.etcdServers, prefix: config.etcdPrefix, caFile: config.etcdCaFile, certFile: config.etcdCertFile,
-        keyFile: config.etcdKeyFile, compactionIntervalMs: config.etcdCompactionIntervalMs,
-      },
-    }
-    : { engine: 'sqlite', dataDir: config.dataDir, historyMs: config.watchHistoryMs });
+  // storage: the one writer worker and the read model it feeds
+  const writer = await startStorage(config);
   writer.onFatal((message) => {
     // the read model can no longer follow storage; a restart reloads it
     log.fatal({ reason: message }, 'storage failed; exiting');
@@ -86,57 +100,37 @@ export async function startApiServer(config: ServerConfig, log: Logger): Promise
   const readModel = writer.readModel;
   postStartHooks.set('generic-apiserver-start-informers', true);
 
+  // the API: kinds, admission, and one generic store per kind
   const kinds = new KindRegistry(builtinKinds);
+  const admission = new AdmissionChain([new NamespaceLifecycle(readModel, immortalNamespaces)]);
   const snapshots = new SnapshotCache(config.continueTtlMs);
   const stores = new Map<KindDeclaration, ObjectStore>();
-  for (const kind of kinds.kinds) stores.set(kind, new ObjectStore(kind, { readModel, writer, snapshots, config }));
+  for (const kind of kinds.kinds) stores.set(kind, new ObjectStore(kind, { readModel, writer, snapshots, admission, config }));
   const store = (k: KindDeclaration) => stores.get(k) as ObjectStore;
+  postStartHooks.set('start-apiserver-admission-initializer', true);
 
+  // watch fan-out
   const encoders = new EncoderPool(new URL('../workers/encoder.js', import.meta.url), 2);
   const hub = new WatchHub(readModel, new ChangeLog(readModel.revision, config.watchHistoryMs), encoders, { maxBufferedBytes: watchBufferBytes, bookmarkIntervalMs });
   const shutdownListeners = new Set<() => void>();
 
-  const storageCheck: HealthCheck = { name: 'etcd', check: () => (writer.health.ok ? undefined : writer.health.message ?? 'storage unavailable') };
-  // Liveness asks whether restarting this process would help. With etcd, a cluster without
-  // quorum is not cured by restarting its clients: /livez stays up while /readyz fails.
-  const storageLiveness: HealthCheck = onEtcd
-    ? { name: 'etcd', check: () => (writer.alive ? undefined : writer.health.message ?? 'storage writer stopped') }
-    : storageCheck;
-  const basics: HealthCheck[] = [
-    { name: 'ping', check: () => undefined },
-    { name: 'log', check: () => undefined },
-  ];
-  const hooks: HealthCheck[] = [...postStartHooks.keys()].map((hook) => ({
-    name: `poststarthook/${hook}`,
-    check: () => (postStartHooks.get(hook) ? undefined : 'not finished'),
-  }));
-  const healthz: HealthCheck[] = [...basics, storageCheck, ...hooks];
-  const livez: HealthCheck[] = [...basics, storageLiveness, ...hooks];
-  const readyz: HealthCheck[] = [
-    ...basics,
-    storageCheck,
-    { name: 'etcd-readiness', check: storageCheck.check },
-    { name: 'informer-sync', check: () => (ready ? undefined : 'read model not loaded') },
-    ...hooks,
-    { name: 'shutdown', check: () => (shuttingDown ? 'process is shutting down' : undefined) },
-  ];
+  // the request pipeline and what it ends in
+  const checks = healthChecks({
+    storage: () => writer.health, storageAlive: () => writer.alive, onEtcd: config.etcdServers.length > 0,
+    ready: () => ready, shuttingDown: () => shuttingDown, postStartHooks,
+  });
   const onHealthFailure = (check: string, reason: string) => log.warn({ check, reason }, 'health check failed');
-
   let address = '';
-  const frontDoor = new FrontDoor({
-    tls,
-    exchange: {
-      offered: offeredEncodings((gate) => config.featureGates.enabled(gate)),
-      // kube-apiserver's threshold: smaller bodies are not worth the CPU
-      compressFrom: config.featureGates.enabled('APIResponseCompression') ? 128 * 1024 : undefined,
-    },
+  const authorizer = authorization(config);
+  const pipeline = buildHandlerChain({
+    log,
+    maxRequestBodyBytes: config.maxRequestBodyBytes,
+    authenticator: authentication(config, log),
+    authorizer,
+    flowControl: new MaxInflightLimiter({ readOnly: config.maxRequestsInflight, mutating: config.maxMutatingRequestsInflight }),
     requestTimeoutMs: config.requestTimeoutMs,
-    maxRequestsInflight: config.maxRequestsInflight,
-    maxMutatingRequestsInflight: config.maxMutatingRequestsInflight,
-  }, {
+  }, dispatcher({
     kinds,
-    authenticator: new Authenticator({ anonymous: config.anonymousAuth && !config.authorizationModes.includes('AlwaysAllow') }),
-    authorizer: new Authorizer(config.authorizationModes),
     resources: new ResourceHandler({
       stores, hub, readModel,
       minRequestTimeoutSeconds: config.minRequestTimeoutSeconds,
@@ -145,24 +139,29 @@ export async function startApiServer(config: ServerConfig, log: Logger): Promise
       onShutdown: (listener) => { shutdownListeners.add(listener); return () => shutdownListeners.delete(listener); },
     }),
     nonResource: new NonResourceHandler(kinds, [
-      new HealthEndpoint('healthz', healthz, onHealthFailure),
-      new HealthEndpoint('livez', livez, onHealthFailure),
-      new HealthEndpoint('readyz', readyz, onHealthFailure),
+      new HealthEndpoint('healthz', checks.healthz, onHealthFailure),
+      new HealthEndpoint('livez', checks.livez, onHealthFailure),
+      new HealthEndpoint('readyz', checks.readyz, onHealthFailure),
     ], () => address),
-    log,
-  });
-  if (config.anonymousAuth && config.authorizationModes.includes('AlwaysAllow')) {
-    log.warn('AnonymousAuth is not allowed with the AlwaysAllow authorizer. Resetting AnonymousAuth to false. You should use a different authorizer');
-  }
-  postStartHooks.set('start-apiserver-admission-initializer', true);
+    onWebSocketError: (err) => log.error({ err }, 'websocket watch failed'),
+  }));
 
+  // the front door
+  const frontDoor = new FrontDoor({
+    tls,
+    exchange: {
+      offered: offeredEncodings((gate) => config.featureGates.enabled(gate)),
+      // kube-apiserver's threshold: smaller bodies are not worth the CPU
+      compressFrom: config.featureGates.enabled('APIResponseCompression') ? 128 * 1024 : undefined,
+    },
+  }, pipeline);
   const port = await frontDoor.listen(config.securePort, config.bindAddress);
   address = `${config.advertiseAddress ?? hostForUrl(config.bindAddress)}:${port}`;
   const url = `https://${hostForUrl(config.bindAddress)}:${port}`;
   const kubeconfigPath = join(config.dataDir, 'admin.kubeconfig');
   writeKubeconfig(kubeconfigPath, { server: url, caCertPem: pki.caCertPem, clientCertPem: pki.adminCertPem, clientKeyPem: pki.adminKeyPem });
 
-  const onControllerError = (err: unknown) => log.error({ err }, 'controller error');
+  // bootstrap: the system namespaces
   const bootstrapContext = () => ({ now: Date.now(), dryRun: false, manager: controllerManager });
   for (const name of systemNamespaces) {
     if (readModel.get('namespaces', name)) continue;
@@ -173,6 +172,9 @@ export async function startApiServer(config: ServerConfig, log: Logger): Promise
     }
   }
   postStartHooks.set('bootstrap-controller', true);
+
+  // controllers
+  const onControllerError = (err: unknown) => log.error({ err }, 'controller error');
   const controllers = [
     new ServiceAccountController(readModel, store(serviceAccountKind), onControllerError),
     new NamespaceController(readModel, store(namespaceKind), namespacedKinds(kinds.kinds).map(store), onControllerError),

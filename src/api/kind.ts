@@ -57,8 +57,6 @@ export interface KindDeclaration {
   };
   /** server-side printing columns (kubectl get); the default Name / Created At when absent */
   table?: readonly TableColumn[];
-  /** names that can never be deleted (the system namespaces) */
-  undeletable?: ReadonlySet<string>;
   validate(obj: KObject): FieldError[];
   validateUpdate(obj: KObject, old: KObject): FieldError[];
 }

@@ -208,7 +208,7 @@ export function readBody(req: Request, maxBytes: number): Promise<Buffer> {
   const limit = maxBytes > 0 ? maxBytes : Number.POSITIVE_INFINITY;
   return new Promise((resolve, reject) => {
     const declared = Number(header(req, 'content-length') ?? '0');
-    if (declared > limit) { reject(new StatusError(413, 'RequestEntityTooLarge', `Request entity too large: limit is ${limit}`)); return; }
+    if (declared > limit) { reject(errors.requestEntityTooLarge(limit)); return; }
     const chunks: Buffer[] = [];
     let size = 0;
     let done = false;
@@ -217,7 +217,7 @@ export function readBody(req: Request, maxBytes: number): Promise<Buffer> {
       size += chunk.length;
       if (size > limit) {
         done = true;
-        reject(new StatusError(413, 'RequestEntityTooLarge', `Request entity too large: limit is ${limit}`));
+        reject(errors.requestEntityTooLarge(limit));
         return;
       }
       chunks.push(chunk);

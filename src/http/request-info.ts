@@ -18,6 +18,8 @@ export interface RequestInfo {
   name: string;
   /** the legacy /watch/ path form */
   legacyWatch: boolean;
+  /** streams until the client or the server ends it (watches): exempt from the request timeout */
+  longRunning: boolean;
 }
 
 const namespaceSubresources = new Set(['status', 'finalize']);
@@ -25,7 +27,7 @@ const namespaceSubresources = new Set(['status', 'finalize']);
 export function requestInfo(method: string, path: string, query: URLSearchParams): RequestInfo {
   const info: RequestInfo = {
     isResourceRequest: false, path, verb: method.toLowerCase(), apiGroup: '', apiVersion: '',
-    namespace: '', resource: '', subresource: '', name: '', legacyWatch: false,
+    namespace: '', resource: '', subresource: '', name: '', legacyWatch: false, longRunning: false,
   };
   let parts = path.replace(/^\/+|\/+$/g, '').split('/');
   if (parts.length === 0 || (parts[0] !== 'api' && parts[0] !== 'apis')) return info;
@@ -68,5 +70,6 @@ export function requestInfo(method: string, path: string, query: URLSearchParams
   if (info.legacyWatch || ((info.verb === 'list' || info.verb === 'get') && (watchParam === 'true' || watchParam === '1'))) {
     info.verb = 'watch';
   }
+  info.longRunning = info.verb === 'watch';
   return info;
 }

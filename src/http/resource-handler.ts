@@ -70,7 +70,7 @@ export class ResourceHandler {
   }
 
   private writeContext(ex: Exchange, manager: string | undefined, dryRun: boolean): WriteContext {
-    return { now: ex.now, dryRun, manager: manager ?? managerFromUserAgent(header(ex.req, 'user-agent')) };
+    return { now: ex.now, dryRun, manager: manager ?? managerFromUserAgent(header(ex.req, 'user-agent')), user: ex.user };
   }
 
   private async decode(ex: Exchange, kind: KindDeclaration, validation: 'Strict' | 'Warn' | 'Ignore'): Promise<KObject> {

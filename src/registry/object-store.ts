@@ -16,6 +16,8 @@ import type { SnapshotCache } from '../store/snapshot-cache.js';
 import { objectKey, type CurrentRevision, type MutationResult, type StoredItem } from '../store/storage.js';
 import type { WriterClient } from '../store/writer-client.js';
 import { errors, type GroupResource, StatusError } from '../status/status-error.js';
+import type { AdmissionChain, Operation } from '../admission/admission.js';
+import type { UserInfo } from '../auth/user.js';
 
 export interface WriteContext extends StrategyContext {
   dryRun: boolean;
@@ -23,6 +25,8 @@ export interface WriteContext extends StrategyContext {
   manager: string;
   /** the object's managedFields were computed by server-side apply: keep them (else: an Update by `manager`) */
   applied?: boolean;
+  /** who asks, for admission; undefined for the server's own controllers */
+  user?: UserInfo;
 }
 
 export interface ListQuery {
@@ -57,6 +61,7 @@ export interface RegistryDeps {
   readModel: ReadModel;
   writer: WriterClient;
   snapshots: SnapshotCache;
+  admission: AdmissionChain;
   config: { eventTtlMs: number; continueTtlMs: number };
 }
 
@@ -306,18 +311,6 @@ export class ObjectStore {
     return errors.invalid({ group: this.kind.group, kind: this.kind.kind }, name, errs);
   }
 
-  /** NamespaceLifecycle admission: new objects only in namespaces that exist and are not terminating. */
-  private admitNamespace(namespace: string, name: string): void {
-    const ns = this.deps.readModel.get('namespaces', namespace);
-    if (!ns) throw errors.notFound({ group: '', resource: 'namespaces' }, namespace);
-    const terminating = ns.object.metadata.deletionTimestamp || (ns.object.status as { phase?: string } | undefined)?.phase === 'Terminating';
-    if (terminating) {
-      throw errors.forbidden(this.groupResource, name,
-        `unable to create new content in namespace ${namespace} because it is being terminated`,
-        [{ reason: 'NamespaceTerminating', message: `namespace ${namespace} is being terminated`, field: 'metadata.namespace' }]);
-    }
-  }
-
   /** Stamps server-owned fields, defaults, validates. Returns the object to store. */
   private prepareCreate(body: KObject, namespace: string | undefined, ctx: WriteContext): KObject {
     const obj = structuredClone(body);
@@ -341,6 +334,22 @@ export class ObjectStore {
     if (meta.managedFields?.length === 0) delete meta.managedFields;
     meta.resourceVersion = ''; // keeps the field's place in canonical order; the commit's revision fills it
     return this.canonical(obj);
+  }
+
+  /** Mutating admission: may change `object` in place. */
+  private async admit(operation: Operation, object: KObject | undefined, old: Readonly<KObject> | undefined, name: string, ctx: WriteContext, subresource?: string): Promise<void> {
+    await this.deps.admission.admit({
+      operation, kind: this.kind, namespace: object?.metadata?.namespace ?? old?.metadata.namespace, name, subresource,
+      object, oldObject: old, user: ctx.user, dryRun: ctx.dryRun,
+    });
+  }
+
+  /** Validating admission, after the kind's own validation. */
+  private async validateAdmission(operation: Operation, object: KObject | undefined, old: Readonly<KObject> | undefined, name: string, ctx: WriteContext, subresource?: string): Promise<void> {
+    await this.deps.admission.validate({
+      operation, kind: this.kind, namespace: object?.metadata?.namespace ?? old?.metadata.namespace, name, subresource,
+      object, oldObject: old, user: ctx.user, dryRun: ctx.dryRun,
+    });
   }
 
   private resetFields(): string[] {
@@ -382,10 +391,12 @@ export class ObjectStore {
   }
 
   async create(namespace: string | undefined, body: KObject, ctx: WriteContext): Promise<StoredObject> {
-    if (this.kind.namespaced) this.admitNamespace(namespace as string, body.metadata?.name ?? body.metadata?.generateName ?? '');
     const usesGenerateName = !body.metadata?.name && Boolean(body.metadata?.generateName);
+    if (this.kind.namespaced) (body.metadata ??= {}).namespace = namespace;
+    await this.admit('CREATE', body, undefined, body.metadata?.name ?? '', ctx);
     for (let attempt = 0; ; attempt++) {
       const obj = this.prepareCreate(body, namespace, ctx);
+      await this.validateAdmission('CREATE', obj, undefined, obj.metadata.name ?? '', ctx);
       const out = await this.commit('create', obj, ctx);
       if (out instanceof StoredObject) return out;
       // a generated name that collided is retried with a new one, as RetryGenerateName does
@@ -418,7 +429,7 @@ export class ObjectStore {
         // kube-apiserver turns a body uid into a storage precondition, failing as a storage error
         throw errors.conflict(this.groupResource, name, `StorageError: invalid object, Code: 4, Key: /registry/${this.key(namespace, name)}, ResourceVersion: 0, AdditionalErrorMsg: Precondition failed: UID in precondition: ${uid}, UID in object meta: ${current.object.metadata.uid}`);
       }
-      const next = this.prepareUpdate(body, current.object, ctx, subresource);
+      const next = await this.admittedUpdate(body, current.object, ctx, subresource);
       const outcome = await this.writeUpdate(next, current, ctx);
       if (outcome instanceof StoredObject) return { object: outcome, created: false };
       if (outcome.failure === 'conflict' || outcome.failure === 'notFound') {
@@ -440,7 +451,7 @@ export class ObjectStore {
       if (!current) return undefined;
       const changed = mutate(structuredClone(current.object) as KObject);
       if (!changed) return current;
-      const next = this.prepareUpdate(changed, current.object, ctx, subresource);
+      const next = await this.admittedUpdate(changed, current.object, ctx, subresource);
       const outcome = await this.writeUpdate(next, current, ctx);
       if (outcome instanceof StoredObject) return outcome;
       if (outcome.failure === 'conflict') continue;
@@ -467,7 +478,7 @@ export class ObjectStore {
       }
       const wanted = patched.metadata.resourceVersion;
       if (wanted && wanted !== current.object.metadata.resourceVersion) throw errors.staleUpdate(this.groupResource, name);
-      const next = this.prepareUpdate(patched, current.object, ctx, subresource);
+      const next = await this.admittedUpdate(patched, current.object, ctx, subresource);
       const outcome = await this.writeUpdate(next, current, ctx);
       if (outcome instanceof StoredObject) return outcome;
       if (outcome.failure === 'conflict' && !(wanted && wanted !== current.object.metadata.resourceVersion)) continue;
@@ -493,13 +504,22 @@ export class ObjectStore {
           throw err;
         }
       }
-      const next = this.prepareUpdate(merged, current.object, applyCtx);
+      const next = await this.admittedUpdate(merged, current.object, applyCtx);
       const outcome = await this.writeUpdate(next, current, applyCtx);
       if (outcome instanceof StoredObject) return { object: outcome, created: false };
       if (outcome.failure === 'conflict' || outcome.failure === 'notFound') continue;
       throw this.failure(outcome, name);
     }
     throw errors.staleUpdate(this.groupResource, name);
+  }
+
+  /** An update through mutating admission, the kind's strategy, then validating admission. */
+  private async admittedUpdate(body: KObject, stored: Readonly<KObject>, ctx: WriteContext, subresource?: string): Promise<KObject> {
+    const name = stored.metadata.name as string;
+    await this.admit('UPDATE', body, stored, name, ctx, subresource);
+    const next = this.prepareUpdate(body, stored, ctx, subresource);
+    await this.validateAdmission('UPDATE', next, stored, name, ctx, subresource);
+    return next;
   }
 
   private prepareUpdate(body: KObject, stored: Readonly<KObject>, ctx: WriteContext, subresource?: string): KObject {
@@ -553,10 +573,10 @@ export class ObjectStore {
   }
 
   async delete(namespace: string | undefined, name: string, options: DeleteOptions, ctx: WriteContext): Promise<DeleteOutcome> {
-    if (this.kind.undeletable?.has(name)) throw errors.forbidden(this.groupResource, name, 'this namespace may not be deleted');
     for (let attempt = 0; attempt < maxWriteAttempts; attempt++) {
       const current = this.get(namespace, name);
       const obj = current.object;
+      await this.validateAdmission('DELETE', undefined, obj, name, ctx);
       const pre = options.preconditions;
       // rest.BeforeDelete words these with the kind (not the resource) as the conflicting "resource"
       const byKind = { group: this.kind.group, resource: this.kind.kind };

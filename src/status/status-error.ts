@@ -144,6 +144,9 @@ export const errors = {
     const headers = retryAfterSeconds !== undefined ? { 'retry-after': String(retryAfterSeconds) } : undefined;
     return new StatusError(504, 'Timeout', message, d, headers);
   },
+  requestEntityTooLarge(limit: number): StatusError {
+    return new StatusError(413, 'RequestEntityTooLarge', `Request entity too large: limit is ${limit}`);
+  },
   tooManyRequests(message: string, retryAfterSeconds: number): StatusError {
     return new StatusError(429, 'TooManyRequests', message, { retryAfterSeconds }, { 'retry-after': String(retryAfterSeconds) });
   },

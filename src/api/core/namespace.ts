@@ -65,7 +65,6 @@ export const namespaceKind: KindDeclaration = {
     },
     blocksRemoval: (obj) => ((obj as NamespaceObject).spec?.finalizers ?? []).length > 0,
   },
-  undeletable: new Set(['default', 'orch-system', 'orch-public']),
   prepareForCreate(obj) {
     const ns = obj as NamespaceObject;
     // status is owned by the server; a new namespace is Active and finalized by the namespace controller

@@ -1,0 +1,29 @@
+/**
+ * May the user do this? The union of authorizers decides; anything but Allow is 403 with
+ * Kubernetes' message. The decision and reason are recorded on the audit record.
+ */
+import type { Attributes, Authorizer } from '../../auth/authz/authorizer.js';
+import { forbidden } from '../../auth/authz/forbidden.js';
+import type { UserInfo } from '../../auth/user.js';
+import type { Filter } from '../filter.js';
+import type { RequestContext } from '../request-context.js';
+
+export function requestAttributes(ctx: RequestContext): Attributes {
+  const i = ctx.info;
+  return {
+    user: ctx.user as UserInfo, verb: i.verb, isResourceRequest: i.isResourceRequest, path: i.path, namespace: i.namespace,
+    apiGroup: i.apiGroup, apiVersion: i.apiVersion, resource: i.resource, subresource: i.subresource, name: i.name,
+  };
+}
+
+export function authorizationFilter(authorizer: Authorizer): Filter {
+  return async (ctx, next) => {
+    const attributes = requestAttributes(ctx);
+    const d = await authorizer.authorize(attributes);
+    const allowed = d.decision === 'Allow';
+    ctx.audit?.annotate('authorization.orch.io/decision', allowed ? 'allow' : 'forbid');
+    ctx.audit?.annotate('authorization.orch.io/reason', d.reason);
+    if (!allowed) throw forbidden(attributes, d.reason);
+    await next();
+  };
+}

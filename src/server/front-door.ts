@@ -1,0 +1,108 @@
+/**
+ * The front door: one HTTPS server for HTTP/1.1 and HTTP/2 (ALPN) and WebSocket upgrades. It
+ * turns every request into a RequestContext and hands it to the request pipeline; it owns the
+ * connections, so that shutdown can drain and close them.
+ */
+import { createSecureServer, type Http2SecureServer, type Http2ServerRequest, type ServerHttp2Session } from 'node:http2';
+import type { IncomingMessage } from 'node:http';
+import type { Duplex } from 'node:stream';
+import type { TLSSocket } from 'node:tls';
+import { Exchange, type ExchangeOptions, type Request, type Response } from '../http/exchange.js';
+import type { Handler } from './filter.js';
+import { RequestContext } from './request-context.js';
+
+export interface FrontDoorOptions {
+  tls: { key: string; cert: string; ca: string };
+  /** what each exchange may speak: encodings offered and response compression, by the feature gates */
+  exchange: ExchangeOptions;
+}
+
+function tlsSocketOf(req: Request): TLSSocket | undefined {
+  const h2 = req as Http2ServerRequest;
+  if (h2.stream) return h2.stream.session?.socket as TLSSocket | undefined;
+  return (req as IncomingMessage).socket as TLSSocket;
+}
+
+/** The request target split as sent: no dot-segment normalisation, so a path is routed exactly as the client wrote it. */
+function target(url: string | undefined): { path: string; query: URLSearchParams } {
+  const raw = url ?? '/';
+  const q = raw.indexOf('?');
+  return q < 0 ? { path: raw, query: new URLSearchParams() } : { path: raw.slice(0, q), query: new URLSearchParams(raw.slice(q + 1)) };
+}
+
+export class FrontDoor {
+  readonly server: Http2SecureServer;
+  /** requests being served; shutdown waits for them */
+  private active = 0;
+  private drained: (() => void) | undefined;
+  private readonly sessions = new Set<ServerHttp2Session>();
+  private readonly sockets = new Set<TLSSocket>();
+
+  constructor(private readonly options: FrontDoorOptions, private readonly pipeline: Handler) {
+    this.server = createSecureServer({
+      key: options.tls.key,
+      cert: options.tls.cert,
+      ca: options.tls.ca,
+      requestCert: true,
+      rejectUnauthorized: false, // an unverified certificate is a 401 decided per request, not a TLS failure
+      allowHTTP1: true,
+      settings: { maxConcurrentStreams: 1000 },
+    });
+    this.server.on('request', (req: Request, res: Response) => {
+      const { path, query } = target(req.url);
+      const ex = new Exchange(req, res, path, query, Date.now(), this.options.exchange);
+      this.serve(new RequestContext(req, path, query, tlsSocketOf(req), ex, undefined, ex.now));
+    });
+    this.server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+      const { path, query } = target(req.url);
+      socket.on('error', () => socket.destroy());
+      this.serve(new RequestContext(req, path, query, socket as TLSSocket, undefined, { req, socket, head, headers: new Map() }, Date.now()));
+    });
+    // HTTP/1.1 keep-alive sockets and HTTP/2 sessions must not pin the process on shutdown
+    this.server.on('secureConnection', (socket: TLSSocket) => {
+      this.sockets.add(socket);
+      socket.once('close', () => this.sockets.delete(socket));
+    });
+    this.server.on('session', (session) => {
+      this.sessions.add(session);
+      session.on('close', () => this.sessions.delete(session));
+      session.on('error', () => session.destroy());
+    });
+  }
+
+  private serve(ctx: RequestContext): void {
+    this.active++;
+    // the pipeline's first filters answer every failure; this catch only guards the count
+    this.pipeline(ctx).catch(() => { /* answered by the recover filter */ }).finally(() => {
+      this.active--;
+      if (this.active === 0) this.drained?.();
+    });
+  }
+
+  listen(port: number, host: string): Promise<number> {
+    return new Promise((resolve, reject) => {
+      this.server.once('error', reject);
+      this.server.listen(port, host, () => {
+        this.server.off('error', reject);
+        const address = this.server.address();
+        resolve(typeof address === 'object' && address ? address.port : port);
+      });
+    });
+  }
+
+  /** Stops accepting connections and waits (up to `graceMs`) for in-flight requests to finish. */
+  async close(graceMs: number): Promise<void> {
+    const closed = new Promise<void>((resolve) => this.server.close(() => resolve()));
+    if (this.active > 0) {
+      await Promise.race([new Promise<void>((r) => { this.drained = r; }), new Promise((r) => setTimeout(r, graceMs).unref())]);
+    }
+    // HTTP/2 sessions close once their streams have sent what they hold (watches' last bookmarks);
+    // whatever is still open after that, idle keep-alive connections included, is cut
+    await Promise.race([
+      Promise.all([...this.sessions].map((session) => new Promise<void>((resolve) => session.close(() => resolve())))),
+      new Promise((r) => setTimeout(r, 2000).unref()),
+    ]);
+    for (const socket of this.sockets) socket.destroy();
+    await Promise.race([closed, new Promise((r) => setTimeout(r, 1000).unref())]);
+  }
+}

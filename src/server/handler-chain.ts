@@ -1,0 +1,51 @@
+/**
+ * The request pipeline, in order. Every request passes it, over HTTP/1.1, HTTP/2 and WebSocket
+ * upgrades alike, resource and non-resource paths alike (Kubernetes' DefaultBuildHandlerChain):
+ *
+ *   request log → recover → request info → body limit → authentication → audit → impersonation
+ *     → flow control (seat held until the response is on the socket) → authorization
+ *     → timeout → handler (→ admission → storage, inside the resource handler)
+ */
+import type { Logger } from 'pino';
+import type { UnionAuthenticator } from '../auth/authn/authenticator.js';
+import type { Authorizer } from '../auth/authz/authorizer.js';
+import type { FlowController } from '../flowcontrol/flow-control.js';
+import { chain, type Handler, type NamedFilter } from './filter.js';
+import { auditFilter } from './filters/audit.js';
+import { authenticationFilter } from './filters/authentication.js';
+import { authorizationFilter } from './filters/authorization.js';
+import { bodyLimitFilter } from './filters/body-limit.js';
+import { flowControlFilter } from './filters/flow-control.js';
+import { impersonationFilter } from './filters/impersonation.js';
+import { recoverFilter } from './filters/recover.js';
+import { requestInfoFilter } from './filters/request-info.js';
+import { requestLogFilter } from './filters/request-log.js';
+import { timeoutFilter } from './filters/timeout.js';
+
+export interface ChainParts {
+  log: Logger;
+  maxRequestBodyBytes: number;
+  authenticator: UnionAuthenticator;
+  authorizer: Authorizer;
+  flowControl: FlowController;
+  requestTimeoutMs: number;
+}
+
+export function handlerChainFilters(p: ChainParts): NamedFilter[] {
+  return [
+    { name: 'request-log', filter: requestLogFilter(p.log) },
+    { name: 'recover', filter: recoverFilter(p.log) },
+    { name: 'request-info', filter: requestInfoFilter },
+    { name: 'body-limit', filter: bodyLimitFilter(p.maxRequestBodyBytes) },
+    { name: 'authentication', filter: authenticationFilter(p.authenticator) },
+    { name: 'audit', filter: auditFilter },
+    { name: 'impersonation', filter: impersonationFilter(p.authorizer) },
+    { name: 'flow-control', filter: flowControlFilter(p.flowControl) },
+    { name: 'authorization', filter: authorizationFilter(p.authorizer) },
+    { name: 'timeout', filter: timeoutFilter(p.requestTimeoutMs) },
+  ];
+}
+
+export function buildHandlerChain(parts: ChainParts, handler: Handler): Handler {
+  return chain(handlerChainFilters(parts), handler);
+}
