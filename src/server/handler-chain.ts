@@ -2,16 +2,16 @@
  * The request pipeline, in order. Every request passes it, over HTTP/1.1, HTTP/2 and WebSocket
  * upgrades alike, resource and non-resource paths alike (Kubernetes' DefaultBuildHandlerChain):
  *
- *   request log → recover → request info → body limit → authentication → audit → impersonation
- *     → flow control (seat held until the response is on the socket) → authorization
- *     → timeout → handler (→ admission → storage, inside the resource handler)
+ *   request log → recover → audit init (Audit-Id) → request info → body limit → authentication
+ *     → impersonation → flow control (seat held until the response is on the socket)
+ *     → authorization → timeout → handler (→ admission → storage, inside the resource handler)
  */
 import type { Logger } from 'pino';
 import type { UnionAuthenticator } from '../auth/authn/authenticator.js';
 import type { Authorizer } from '../auth/authz/authorizer.js';
 import type { FlowController } from '../flowcontrol/flow-control.js';
 import { chain, type Handler, type NamedFilter } from './filter.js';
-import { auditFilter } from './filters/audit.js';
+import { auditInitFilter } from './filters/audit-init.js';
 import { authenticationFilter } from './filters/authentication.js';
 import { authorizationFilter } from './filters/authorization.js';
 import { bodyLimitFilter } from './filters/body-limit.js';
@@ -35,10 +35,10 @@ export function handlerChainFilters(p: ChainParts): NamedFilter[] {
   return [
     { name: 'request-log', filter: requestLogFilter(p.log) },
     { name: 'recover', filter: recoverFilter(p.log) },
+    { name: 'audit-init', filter: auditInitFilter },
     { name: 'request-info', filter: requestInfoFilter },
     { name: 'body-limit', filter: bodyLimitFilter(p.maxRequestBodyBytes) },
     { name: 'authentication', filter: authenticationFilter(p.authenticator) },
-    { name: 'audit', filter: auditFilter },
     { name: 'impersonation', filter: impersonationFilter(p.authorizer) },
     { name: 'flow-control', filter: flowControlFilter(p.flowControl) },
     { name: 'authorization', filter: authorizationFilter(p.authorizer) },

@@ -4,49 +4,12 @@
  * checked against kube-apiserver 1.32. Client certificates are minted with the openssl CLI.
  */
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { request, request2, startServer, type Credentials, type HttpResponse, type TestServer } from '../support/server.js';
-
-// ---------------------------------------------------------------------------------------------
-// certificates
-
-const certDir = mkdtempSync(join(tmpdir(), 'orch-auth-certs-'));
-process.on('exit', () => rmSync(certDir, { recursive: true, force: true }));
-
-function openssl(...args: string[]): void {
-  execFileSync('openssl', args, { stdio: ['ignore', 'ignore', 'pipe'] });
-}
-
-const clientExt = join(certDir, 'client.ext');
-writeFileSync(clientExt, 'basicConstraints=CA:FALSE\nkeyUsage=critical,digitalSignature,keyEncipherment\nextendedKeyUsage=clientAuth\n');
-
-let serial = 1000;
-/** a client certificate for /CN=<cn>/O=<org>… signed by the given CA */
-function clientCert(name: string, subject: string, caCrt: string, caKey: string): { cert: string; key: string } {
-  const key = join(certDir, `${name}.key`);
-  const csr = join(certDir, `${name}.csr`);
-  const crt = join(certDir, `${name}.crt`);
-  openssl('req', '-new', '-newkey', 'rsa:2048', '-nodes', '-keyout', key, '-out', csr, '-subj', subject);
-  openssl('x509', '-req', '-in', csr, '-CA', caCrt, '-CAkey', caKey, '-set_serial', String(serial++), '-days', '1', '-out', crt, '-extfile', clientExt);
-  return { cert: readFileSync(crt, 'utf8'), key: readFileSync(key, 'utf8') };
-}
-
-/** a CA the servers do not trust, and a certificate from it claiming to be a cluster admin */
-function foreignAdmin(): { cert: string; key: string } {
-  const caKey = join(certDir, 'other-ca.key');
-  const caCrt = join(certDir, 'other-ca.crt');
-  openssl('req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', caKey, '-out', caCrt, '-subj', '/CN=other-ca', '-days', '1');
-  return clientCert('mallory', '/CN=mallory/O=system:masters', caCrt, caKey);
-}
+import { foreignAdmin, userFor } from '../support/certs.js';
 
 function janeFor(server: TestServer): Credentials {
-  const pki = join(server.dataDir, 'pki');
-  const jane = clientCert(`jane-${server.port}`, '/CN=jane/O=dev', join(pki, 'ca.crt'), join(pki, 'ca.key'));
-  return { ca: server.admin.ca, ...jane };
+  return userFor(server, 'jane', ['dev']);
 }
 
 // ---------------------------------------------------------------------------------------------
