@@ -12,17 +12,18 @@ import { NamespaceLifecycle } from './admission/plugins/namespace-lifecycle.js';
 import { ensurePki, writeKubeconfig } from './auth/pki.js';
 import { namespaceFinalizer, namespaceKind } from './api/core/namespace.js';
 import { serviceAccountKind } from './api/core/service-account.js';
-import type { KindDeclaration } from './api/kind.js';
-import { builtinKinds, KindRegistry } from './api/registry.js';
+import { withKubernetesAliases } from './api/registry/alias.js';
+import { ApiRegistry } from './api/registry/api-registry.js';
+import { builtinKinds } from './api/registry/builtin.js';
 import type { ServerConfig } from './config/flags.js';
 import { offeredEncodings } from './codec/media-types.js';
-import { NamespaceController, namespacedKinds, controllerManager } from './controllers/namespace-controller.js';
+import { NamespaceController, controllerManager } from './controllers/namespace-controller.js';
 import { ServiceAccountController } from './controllers/service-account-controller.js';
 import { MaxInflightLimiter } from './flowcontrol/max-inflight.js';
 import { HealthEndpoint } from './http/health.js';
 import { NonResourceHandler } from './http/non-resource.js';
 import { ResourceHandler } from './http/resource-handler.js';
-import { ObjectStore } from './registry/object-store.js';
+import { ResourceStores } from './registry/resource-stores.js';
 import { dispatcher } from './server/dispatch.js';
 import { FrontDoor } from './server/front-door.js';
 import { buildHandlerChain } from './server/handler-chain.js';
@@ -46,6 +47,8 @@ export interface RunningServer {
   port: number;
   url: string;
   kubeconfigPath: string;
+  /** the runtime API registry: what is added or removed here is served, or not, at once */
+  registry: ApiRegistry;
   /** SIGTERM behaviour: stop accepting, end watches, let writes commit, close storage */
   shutdown(): Promise<void>;
 }
@@ -100,17 +103,14 @@ export async function startApiServer(config: ServerConfig, log: Logger): Promise
   const readModel = writer.readModel;
   postStartHooks.set('generic-apiserver-start-informers', true);
 
-  // the API: kinds, admission, and one generic store per kind
-  const kinds = new KindRegistry(builtinKinds);
+  // the API: the runtime registry, admission, and the generic store of every served kind
+  const kinds = new ApiRegistry(config.kubernetesGroupAliases ? withKubernetesAliases(builtinKinds) : builtinKinds);
   const admission = new AdmissionChain([new NamespaceLifecycle(readModel, immortalNamespaces)]);
-  const snapshots = new SnapshotCache(config.continueTtlMs);
-  const stores = new Map<KindDeclaration, ObjectStore>();
-  for (const kind of kinds.kinds) stores.set(kind, new ObjectStore(kind, { readModel, writer, snapshots, admission, config }));
-  const store = (k: KindDeclaration) => stores.get(k) as ObjectStore;
+  const stores = new ResourceStores(kinds, { readModel, writer, snapshots: new SnapshotCache(config.continueTtlMs), admission, config });
   postStartHooks.set('start-apiserver-admission-initializer', true);
 
   // watch fan-out
-  const encoders = new EncoderPool(new URL('../workers/encoder.js', import.meta.url), 2);
+  const encoders = new EncoderPool(new URL('../workers/encoder.js', import.meta.url), 2, (table) => kinds.storageKind(table));
   const hub = new WatchHub(readModel, new ChangeLog(readModel.revision, config.watchHistoryMs), encoders, { maxBufferedBytes: watchBufferBytes, bookmarkIntervalMs });
   const shutdownListeners = new Set<() => void>();
 
@@ -166,7 +166,7 @@ export async function startApiServer(config: ServerConfig, log: Logger): Promise
   for (const name of systemNamespaces) {
     if (readModel.get('namespaces', name)) continue;
     try {
-      await store(namespaceKind).create(undefined, { apiVersion: 'v1', kind: 'Namespace', metadata: { name }, spec: { finalizers: [namespaceFinalizer] } }, bootstrapContext());
+      await stores.of(namespaceKind).create(undefined, { apiVersion: 'v1', kind: 'Namespace', metadata: { name }, spec: { finalizers: [namespaceFinalizer] } }, bootstrapContext());
     } catch (err) {
       if (!(err instanceof StatusError && err.reason === 'AlreadyExists')) throw err;
     }
@@ -176,8 +176,8 @@ export async function startApiServer(config: ServerConfig, log: Logger): Promise
   // controllers
   const onControllerError = (err: unknown) => log.error({ err }, 'controller error');
   const controllers = [
-    new ServiceAccountController(readModel, store(serviceAccountKind), onControllerError),
-    new NamespaceController(readModel, store(namespaceKind), namespacedKinds(kinds.kinds).map(store), onControllerError),
+    new ServiceAccountController(readModel, stores.of(serviceAccountKind), onControllerError),
+    new NamespaceController(readModel, stores.of(namespaceKind), () => stores.namespaced(), onControllerError),
   ];
   postStartHooks.set('start-service-account-controller', true);
   postStartHooks.set('start-namespace-controller', true);
@@ -186,7 +186,7 @@ export async function startApiServer(config: ServerConfig, log: Logger): Promise
 
   let stopping: Promise<void> | undefined;
   return {
-    port, url, kubeconfigPath,
+    port, url, kubeconfigPath, registry: kinds,
     shutdown() {
       stopping ??= (async () => {
         shuttingDown = true;

@@ -7,7 +7,7 @@
 import { createHash } from 'node:crypto';
 
 import { apiVersionOf, type KindDeclaration } from './kind.js';
-import type { KindRegistry } from './registry.js';
+import type { ApiRegistry } from './registry/api-registry.js';
 
 export const aggregatedDiscoveryMediaType = 'application/json;g=apidiscovery.orch.io;v=v2;as=APIGroupDiscoveryList';
 
@@ -70,18 +70,18 @@ export function apiVersions(serverAddress: string): APIVersions {
 }
 
 /** GET /apis: the named groups (the core group lives at /api). */
-export function apiGroupList(registry: KindRegistry): APIGroupList {
+export function apiGroupList(registry: ApiRegistry): APIGroupList {
   return { kind: 'APIGroupList', apiVersion: 'v1', groups: namedGroups(registry).map(([name, versions]) => groupEntry(name, versions)) };
 }
 
 /** GET /apis/<group>; undefined if the group is not served. */
-export function apiGroup(registry: KindRegistry, group: string): APIGroup | undefined {
+export function apiGroup(registry: ApiRegistry, group: string): APIGroup | undefined {
   const versions = group ? registry.groups().get(group) : undefined;
   return versions && { kind: 'APIGroup', apiVersion: 'v1', ...groupEntry(group, versions) };
 }
 
 /** GET /api/v1 and /apis/<group>/<version>; undefined if not served. */
-export function apiResourceList(registry: KindRegistry, group: string, version: string): APIResourceList | undefined {
+export function apiResourceList(registry: ApiRegistry, group: string, version: string): APIResourceList | undefined {
   const kinds = registry.inGroupVersion(group, version);
   if (kinds.length === 0) return undefined;
   return {
@@ -94,7 +94,7 @@ export function apiResourceList(registry: KindRegistry, group: string, version: 
 }
 
 /** The aggregated document served at /api (the core group alone) or /apis (every named group). */
-export function aggregatedDiscovery(registry: KindRegistry, root: 'api' | 'apis'): APIGroupDiscoveryList {
+export function aggregatedDiscovery(registry: ApiRegistry, root: 'api' | 'apis'): APIGroupDiscoveryList {
   const groups = root === 'apis' ? namedGroups(registry) : [...registry.groups()].filter(([name]) => name === '');
   return {
     kind: 'APIGroupDiscoveryList',
@@ -199,7 +199,7 @@ function sortedVerbs(verbs: readonly string[]): string[] {
 }
 
 /** Groups other than the core group, by name; versions as declared, the first preferred. */
-function namedGroups(registry: KindRegistry): [string, string[]][] {
+function namedGroups(registry: ApiRegistry): [string, string[]][] {
   return sortByName([...registry.groups()].filter(([name]) => name !== ''));
 }
 

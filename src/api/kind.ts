@@ -16,9 +16,24 @@ export interface StrategyContext {
   now: number;
 }
 
+/**
+ * How a view of stored objects (another version, or the same version under an alias group)
+ * converts to and from the storage version: the storage version is the hub.
+ */
+export interface Conversion {
+  fromStorage(stored: KObject): KObject;
+  toStorage(served: KObject): KObject;
+}
+
 export interface KindDeclaration {
   group: string;             // '' for the core group
   version: string;
+  /**
+   * The stored resource this declaration serves, when it is a view of another declaration's
+   * objects (an alias group, another version); the objects convert through `conversion`.
+   */
+  storage?: { group: string; resource: string };
+  conversion?: Conversion;
   kind: string;
   listKind: string;
   resource: string;          // plural, as in URLs
@@ -63,6 +78,16 @@ export interface KindDeclaration {
 
 export function apiVersionOf(k: Pick<KindDeclaration, 'group' | 'version'>): string {
   return k.group ? `${k.group}/${k.version}` : k.version;
+}
+
+/**
+ * The storage table (and key prefix) of a kind's objects: the resource, qualified by its group
+ * for named groups (`serviceaccounts`, `events.events.orch.io`), as Kubernetes prints a
+ * GroupResource. Two groups may serve resources of one name; resource names never hold a dot.
+ */
+export function storageResourceOf(k: Pick<KindDeclaration, 'group' | 'resource' | 'storage'>): string {
+  const { group, resource } = k.storage ?? k;
+  return group ? `${resource}.${group}` : resource;
 }
 
 /** The message DefaultMetaV1FieldSelectorConversion returns for kinds without their own field labels. */

@@ -12,7 +12,7 @@ import { createHash } from 'node:crypto';
 import { apiResourceList, type GroupVersionKind } from './discovery.js';
 import type { KindDeclaration, Verb } from './kind.js';
 import { listMetaSchema, listSchemaOf, objectMetaSchema, statusSchema } from './meta.js';
-import type { KindRegistry } from './registry.js';
+import type { ApiRegistry } from './registry/api-registry.js';
 import { s, type Schema, type StructSchema } from './schema.js';
 
 type Json = Record<string, unknown>;
@@ -177,7 +177,7 @@ function kindPackage(k: KindDeclaration): string {
   return `io.orch.api.${k.group ? k.group.split('.')[0] : 'core'}.${k.version}`;
 }
 
-function catalogOf(registry: KindRegistry): Catalog {
+function catalogOf(registry: ApiRegistry): Catalog {
   const catalog = new Catalog();
   const core = (kind: string): GroupVersionKind[] => [{ group: '', kind, version: 'v1' }];
   // the options types are registered in every group-version the server serves
@@ -529,7 +529,7 @@ function discoveryPath(doc: string, path: string, id: string, description: strin
   };
 }
 
-function pathsOf(registry: KindRegistry, catalog: Catalog): PathEntry[] {
+function pathsOf(registry: ApiRegistry, catalog: Catalog): PathEntry[] {
   const entries = [
     discoveryPath('api', '/api/', 'getCoreAPIVersions', 'get available API versions', 'core', 'APIVersions'),
     discoveryPath('apis', '/apis/', 'getAPIVersions', 'get available API versions', 'apis', 'APIGroupList'),
@@ -638,13 +638,13 @@ function operationV3(op: Operation, params: readonly Param[]): Json {
 
 interface Model { catalog: Catalog; paths: PathEntry[] }
 
-function modelOf(registry: KindRegistry): Model {
+function modelOf(registry: ApiRegistry): Model {
   const catalog = catalogOf(registry);
   return { catalog, paths: pathsOf(registry, catalog) };
 }
 
 /** GET /openapi/v2: every path and definition in one Swagger 2.0 document. */
-export function openApiV2(registry: KindRegistry): object {
+export function openApiV2(registry: ApiRegistry): object {
   const { catalog, paths } = modelOf(registry);
   return sortKeys({
     swagger: '2.0',
@@ -687,12 +687,12 @@ function v3Document(model: Model, key: string): object | undefined {
  * GET /openapi/v3/<key>, for every key the index lists (`api`, `api/v1`, `apis`,
  * `apis/<group>`, `apis/<group>/<version>`); undefined for any other key.
  */
-export function openApiV3Document(registry: KindRegistry, key: string): object | undefined {
+export function openApiV3Document(registry: ApiRegistry, key: string): object | undefined {
   return v3Document(modelOf(registry), key);
 }
 
 /** GET /openapi/v3/api/v1 or /openapi/v3/apis/<group>/<version>; undefined if not served. */
-export function openApiV3GroupVersion(registry: KindRegistry, group: string, version: string): object | undefined {
+export function openApiV3GroupVersion(registry: ApiRegistry, group: string, version: string): object | undefined {
   return openApiV3Document(registry, docKey(group, version));
 }
 
@@ -700,7 +700,7 @@ export function openApiV3GroupVersion(registry: KindRegistry, group: string, ver
  * GET /openapi/v3: each document's URL with its hash, which changes exactly when the document does
  * (clients cache a URL for good). The hash goes in the query unquoted, as kube-openapi writes it.
  */
-export function openApiV3Index(registry: KindRegistry): object {
+export function openApiV3Index(registry: ApiRegistry): object {
   const model = modelOf(registry);
   const keys = [...new Set(model.paths.map((entry) => entry.doc))].sort();
   return {

@@ -39,6 +39,7 @@ export interface ServerConfig {
   readonly eventTtlMs: number;
   readonly watchHistoryMs: number;
   readonly continueTtlMs: number;
+  readonly kubernetesGroupAliases: boolean;
   readonly maxRequestsInflight: number;
   readonly maxMutatingRequestsInflight: number;
   readonly maxRequestBodyBytes: number;
@@ -460,6 +461,16 @@ const FLAGS: readonly AnyFlagSpec[] = [
     help:
       'number for the log level verbosity, as klog counts it: 0-3 info, 4-5 debug, 6 and above trace. ' +
       'If both this and --log-level are given, the last one wins.',
+  },
+  {
+    name: 'kubernetes-group-aliases',
+    type: 'bool',
+    key: 'kubernetesGroupAliases',
+    default: true,
+    help:
+      'Also serve each API group the spec names after orch.io under the name Kubernetes gives it ' +
+      '(events.k8s.io, coordination.k8s.io, ...), over the same objects, for clients that hard-code ' +
+      "Kubernetes' names. false serves only the orch.io names.",
   },
   {
     name: 'watch-history',

@@ -4,7 +4,6 @@
  * Objects held by their own finalizers keep the namespace terminating until they go.
  */
 import { namespaceFinalizer, type NamespaceObject } from '../api/core/namespace.js';
-import type { KindDeclaration } from '../api/kind.js';
 import type { ObjectStore, WriteContext } from '../registry/object-store.js';
 import type { ReadModel } from '../store/read-model.js';
 import { StatusError } from '../status/status-error.js';
@@ -20,7 +19,8 @@ export class NamespaceController {
   constructor(
     private readonly readModel: ReadModel,
     private readonly namespaces: ObjectStore,
-    private readonly namespacedStores: readonly ObjectStore[],
+    /** the stores of every namespaced resource registered now: the registry changes at runtime */
+    private readonly namespacedStores: () => readonly ObjectStore[],
     private readonly onError: (err: unknown) => void,
   ) {
     this.unsubscribe = readModel.onChange((changes) => {
@@ -61,12 +61,11 @@ export class NamespaceController {
   }
 
   private async finalize(namespace: string): Promise<void> {
-    let remaining = 0;
-    for (const store of this.namespacedStores) {
+    const stores = this.namespacedStores();
+    for (const store of stores) {
       const items: string[] = [];
-      this.readModel.table(store.kind.resource).forRange(`${namespace}/`, `${namespace}0`, false, (_k, v) => {
+      this.readModel.table(store.table).forRange(`${namespace}/`, `${namespace}0`, false, (_k, v) => {
         if (!v.object.metadata.deletionTimestamp) items.push(v.object.metadata.name as string);
-        remaining++;
       });
       for (const name of items) {
         try {
@@ -77,9 +76,9 @@ export class NamespaceController {
       }
     }
     // count again: deletes answered in between; objects still present wait on their own finalizers
-    remaining = 0;
-    for (const store of this.namespacedStores) {
-      this.readModel.table(store.kind.resource).forRange(`${namespace}/`, `${namespace}0`, false, () => { remaining++; });
+    let remaining = 0;
+    for (const store of stores) {
+      this.readModel.table(store.table).forRange(`${namespace}/`, `${namespace}0`, false, () => { remaining++; });
     }
     if (remaining > 0) return;
     await this.namespaces.modify(undefined, namespace, this.context(), (ns) => {
@@ -89,8 +88,4 @@ export class NamespaceController {
       return ns;
     }, 'finalize');
   }
-}
-
-export function namespacedKinds(kinds: readonly KindDeclaration[]): KindDeclaration[] {
-  return kinds.filter((k) => k.namespaced);
 }

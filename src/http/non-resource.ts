@@ -5,7 +5,7 @@
 import {
   aggregatedDiscovery, aggregatedDiscoveryMediaType, apiGroup, apiGroupList, apiResourceList, apiVersions, discoveryEtag,
 } from '../api/discovery.js';
-import type { KindRegistry } from '../api/registry.js';
+import type { ApiRegistry } from '../api/registry/api-registry.js';
 import { errors } from '../status/status-error.js';
 import { header, type Exchange } from './exchange.js';
 import type { HealthEndpoint } from './health.js';
@@ -27,18 +27,28 @@ interface Aggregated { bodies: ReadonlyMap<string, string>; etag: string }
 const discoveryGroups = ['apidiscovery.orch.io', 'apidiscovery.k8s.io'];
 
 export class NonResourceHandler {
-  private readonly aggregated: Record<'api' | 'apis', Aggregated>;
+  /** the aggregated documents, built when first asked for after each registry change */
+  private aggregatedDocs: Partial<Record<'api' | 'apis', Aggregated>> = {};
+  private aggregatedGeneration = -1;
 
   private readonly openApi: OpenApiHandler;
 
-  constructor(private readonly kinds: KindRegistry, private readonly health: readonly HealthEndpoint[], private readonly serverAddress: () => string) {
+  constructor(private readonly kinds: ApiRegistry, private readonly health: readonly HealthEndpoint[], private readonly serverAddress: () => string) {
     this.openApi = new OpenApiHandler(kinds);
-    const build = (root: 'api' | 'apis'): Aggregated => {
-      const doc = aggregatedDiscovery(kinds, root);
+  }
+
+  private aggregated(root: 'api' | 'apis'): Aggregated {
+    if (this.aggregatedGeneration !== this.kinds.generation) {
+      this.aggregatedGeneration = this.kinds.generation;
+      this.aggregatedDocs = {};
+    }
+    let built = this.aggregatedDocs[root];
+    if (!built) {
+      const doc = aggregatedDiscovery(this.kinds, root);
       const bodies = new Map(discoveryGroups.map((g) => [g, `${JSON.stringify({ ...doc, apiVersion: `${g}/v2` })}\n`]));
-      return { bodies, etag: discoveryEtag(doc) };
-    };
-    this.aggregated = { api: build('api'), apis: build('apis') };
+      this.aggregatedDocs[root] = built = { bodies, etag: discoveryEtag(doc) };
+    }
+    return built;
   }
 
   /** Serves the path if it is one of ours; false if it is not. */
@@ -75,7 +85,7 @@ export class NonResourceHandler {
     const first = parseMediaRanges(header(ex.req, 'accept') ?? '')[0];
     const group = first?.params.get('g') ?? '';
     if (first?.params.get('as') !== 'APIGroupDiscoveryList' || first.params.get('v') !== 'v2' || !discoveryGroups.includes(group)) return false;
-    const doc = this.aggregated[root];
+    const doc = this.aggregated(root);
     const body = doc.bodies.get(group) as string;
     const headers = { 'content-type': aggregatedDiscoveryMediaType.replace('apidiscovery.orch.io', group), etag: doc.etag, vary: 'Accept', 'cache-control': 'public' };
     if (header(ex.req, 'if-none-match') === doc.etag) {

@@ -1,10 +1,11 @@
 /**
- * /openapi/v2 and /openapi/v3[/<key>], as kube-openapi serves them: every document built once from
- * the declarations at start, served byte for byte with its hash as ETag; a v3 document fetched by
- * its current `?hash=` is immutable and cacheable for good, a stale hash redirects to the current.
+ * /openapi/v2 and /openapi/v3[/<key>], as kube-openapi serves them: each document built from the
+ * registry when first asked for and kept until the registry changes, served byte for byte with
+ * its hash as ETag; a v3 document fetched by its current `?hash=` is immutable and cacheable for
+ * good, a stale hash redirects to the current.
  */
 import { openApiHash, openApiV2, openApiV3Document, openApiV3Index } from '../api/openapi.js';
-import type { KindRegistry } from '../api/registry.js';
+import type { ApiRegistry } from '../api/registry/api-registry.js';
 import { errors } from '../status/status-error.js';
 import { header, type Exchange } from './exchange.js';
 import { parseMediaRanges } from './negotiation.js';
@@ -22,15 +23,41 @@ function acceptsJson(accept: string | undefined): boolean {
 }
 
 export class OpenApiHandler {
-  private readonly v2: Served;
-  private readonly index: Served;
+  private generation = -1;
+  private v2Doc: Served | undefined;
+  private indexDoc: Served | undefined;
+  /** v3 documents by key, only for keys the index lists (a client cannot grow this map) */
   private readonly v3 = new Map<string, Served>();
+  private indexKeys: ReadonlySet<string> | undefined;
 
-  constructor(kinds: KindRegistry) {
-    this.v2 = served(openApiV2(kinds));
-    const index = openApiV3Index(kinds) as { paths: Record<string, unknown> };
-    this.index = served(index);
-    for (const key of Object.keys(index.paths)) this.v3.set(key, served(openApiV3Document(kinds, key) as object));
+  constructor(private readonly registry: ApiRegistry) {}
+
+  /** Drops what was derived from an older registry. */
+  private current(): void {
+    if (this.generation === this.registry.generation) return;
+    this.generation = this.registry.generation;
+    this.v2Doc = this.indexDoc = undefined;
+    this.indexKeys = undefined;
+    this.v3.clear();
+  }
+
+  private get v2(): Served { this.current(); return (this.v2Doc ??= served(openApiV2(this.registry))); }
+  private get index(): Served {
+    this.current();
+    if (!this.indexDoc) {
+      const index = openApiV3Index(this.registry) as { paths: Record<string, unknown> };
+      this.indexKeys = new Set(Object.keys(index.paths));
+      this.indexDoc = served(index);
+    }
+    return this.indexDoc;
+  }
+
+  private document(key: string): Served | undefined {
+    void this.index;
+    if (!this.indexKeys?.has(key)) return undefined;
+    let doc = this.v3.get(key);
+    if (!doc) this.v3.set(key, (doc = served(openApiV3Document(this.registry, key) as object)));
+    return doc;
   }
 
   /** Serves an /openapi path; false if the path is not one. */
@@ -40,7 +67,7 @@ export class OpenApiHandler {
     if (path === '/openapi/v3' || path === '/openapi/v3/') return this.send(ex, this.index, {});
     if (!path.startsWith('/openapi/v3/')) return false;
     const key = path.slice('/openapi/v3/'.length).replace(/\/+$/, '');
-    const doc = this.v3.get(key);
+    const doc = this.document(key);
     if (!doc) throw errors.pathNotFound();
     const asked = ex.query.get('hash');
     if (asked !== null && asked !== doc.hash) {

@@ -13,6 +13,7 @@ import { applyMergePatch } from '../patch/merge-patch.js';
 import { applyStrategicMergePatch } from '../patch/strategic-merge.js';
 import { managerFromUserAgent } from '../patch/managed-fields.js';
 import { parseResourceVersion, type ObjectStore, type WriteContext } from '../registry/object-store.js';
+import type { ResourceStores } from '../registry/resource-stores.js';
 import { errors, fieldErrorBody, fieldErrors, formatFieldError, StatusError } from '../status/status-error.js';
 import { header, readBody, type Exchange } from './exchange.js';
 import { negotiateBody } from './negotiation.js';
@@ -22,7 +23,7 @@ import { planWatch, runWatch, serveWatch, webSocketTransport, type WatchDeps } f
 import type { WebSocket } from 'ws';
 
 export interface ResourceDeps extends WatchDeps {
-  stores: ReadonlyMap<KindDeclaration, ObjectStore>;
+  stores: ResourceStores;
   maxRequestBodyBytes: number;
 }
 
@@ -41,7 +42,7 @@ export class ResourceHandler {
   constructor(private readonly deps: ResourceDeps) {}
 
   async serve(ex: Exchange, info: RequestInfo, kind: KindDeclaration): Promise<void> {
-    const store = this.deps.stores.get(kind) as ObjectStore;
+    const store = this.deps.stores.of(kind);
     if (kind.namespaced && info.name && !info.namespace) throw errors.pathNotFound();
     if (!kind.namespaced && info.namespace && kind.resource !== 'namespaces') throw errors.pathNotFound();
     if (info.subresource && !kind.subresources?.[info.subresource]) throw errors.pathNotFound();
@@ -65,7 +66,7 @@ export class ResourceHandler {
   planWebSocketWatch(query: URLSearchParams, info: RequestInfo, kind: KindDeclaration): (ws: WebSocket) => Promise<void> {
     if (info.verb !== 'watch') throw errors.badRequest('only watch requests can be served over a WebSocket');
     if (kind.namespaced && info.name && !info.namespace) throw errors.pathNotFound();
-    const plan = planWatch(query, info, kind, this.deps.stores.get(kind) as ObjectStore, this.deps, 'json');
+    const plan = planWatch(query, info, kind, this.deps.stores.of(kind), this.deps, 'json');
     return (ws) => runWatch(plan, webSocketTransport(ws), this.deps);
   }
 

@@ -42,6 +42,8 @@ interface WatchPlan {
   query: WatchQuery;
   spec: Omit<WatchSpec, 'startRevision'>;
   kind: KindDeclaration;
+  /** the storage table watched */
+  table: string;
   namespace?: string;
   /** the revision the client asked to start after, if any */
   requested?: number;
@@ -68,15 +70,20 @@ export function planWatch(query: URLSearchParams, info: RequestInfo, kind: KindD
   }
   store.checkFieldSelector(q.fieldSelector);
   const rv = q.resourceVersion;
+  const view = store.view;
+  // selectors see objects as this view serves them
   const matches = (o: Readonly<KObject>) =>
-    (!namespace || o.metadata.namespace === namespace) && store.matches(o, q.labelSelector, q.fieldSelector);
+    (!namespace || o.metadata.namespace === namespace) && store.matches(view.object(o), q.labelSelector, q.fieldSelector);
   const typeMeta = { kind: kind.kind, apiVersion: apiVersionOf(kind) };
+  const tableKey = table ? `table:${table.group}/${table.version}:${table.includeObject}` : '';
   return {
-    query: q, kind, namespace,
+    query: q, kind, namespace, table: store.table,
     requested: rv && rv !== '0' ? parseResourceVersion(rv) : undefined,
     initialEvents: q.sendInitialEvents ?? (rv === undefined || rv === '0'),
     spec: {
-      resource: kind.resource,
+      resource: store.table,
+      frameKey: `${encoding}|${tableKey}|${view.identity ? '' : typeMeta.apiVersion}`,
+      view: view.identity ? undefined : (stored) => view.of(stored),
       pathPrefix: namespace ? `${namespace}/` : undefined,
       matches,
       filtered: Boolean((q.labelSelector && !q.labelSelector.empty) || (q.fieldSelector && !q.fieldSelector.empty)),
@@ -87,7 +94,7 @@ export function planWatch(query: URLSearchParams, info: RequestInfo, kind: KindD
       cbor: encoding === 'cbor' ? (type, o) => encodeCbor({ type, object: o }, watchEventSchemaOf(kind.schema)) : undefined,
       // each event's object a Table of one row, as `kubectl get -w` asks
       render: table && {
-        key: `table:${table.group}/${table.version}:${table.includeObject}`,
+        key: tableKey,
         json: (stored) => JSON.stringify(tableOf(kind, [stored.object], { resourceVersion: String(stored.revision) }, table, Date.now())),
       },
     },
@@ -101,16 +108,16 @@ function catchUp(plan: WatchPlan, deps: WatchDeps): { frames: Frame[]; expired?:
   const { matches } = plan.spec;
   const spec = { ...plan.spec, startRevision: rm.revision };
   const frame = (type: 'ADDED' | 'MODIFIED' | 'DELETED', stored: StoredObject): Frame =>
-    plan.spec.encoding === 'protobuf' ? deps.hub.catchUpFrame(type, stored, spec) : inlineFrame(plan.spec, type, stored);
+    plan.spec.encoding === 'protobuf' && !plan.spec.view ? deps.hub.catchUpFrame(type, stored, spec) : inlineFrame(plan.spec, type, stored);
   if (plan.initialEvents) {
-    const table = rm.table(plan.kind.resource);
+    const table = rm.table(plan.table);
     const lo = plan.namespace ? `${plan.namespace}/` : table.minKey() ?? '';
     const hi = plan.namespace ? `${plan.namespace}0` : '\uffff';
     table.forRange(lo, hi, false, (_k, v) => { if (matches(v.object)) frames.push(frame('ADDED', v)); });
     return { frames };
   }
   const from = plan.requested ?? rm.revision;
-  const changes = deps.hub.changeLog.since(from, plan.kind.resource);
+  const changes = deps.hub.changeLog.since(from, plan.table);
   if (!changes) {
     const status = errors.expired(`too old resource version: ${from} (${deps.hub.changeLog.floor + 1})`).toStatus();
     const expired = plan.spec.encoding === 'protobuf'

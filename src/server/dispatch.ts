@@ -6,7 +6,7 @@
 import type { IncomingMessage } from 'node:http';
 import { WebSocketServer } from 'ws';
 import type { KindDeclaration } from '../api/kind.js';
-import type { KindRegistry } from '../api/registry.js';
+import type { ApiRegistry } from '../api/registry/api-registry.js';
 import type { NonResourceHandler } from '../http/non-resource.js';
 import type { RequestInfo } from '../http/request-info.js';
 import type { ResourceHandler } from '../http/resource-handler.js';
@@ -15,13 +15,13 @@ import type { Handler } from './filter.js';
 import type { RequestContext, Upgrade } from './request-context.js';
 
 export interface DispatchDeps {
-  kinds: KindRegistry;
+  kinds: ApiRegistry;
   resources: ResourceHandler;
   nonResource: NonResourceHandler;
   onWebSocketError(err: unknown): void;
 }
 
-function kindOf(kinds: KindRegistry, info: RequestInfo): KindDeclaration {
+function kindOf(kinds: ApiRegistry, info: RequestInfo): KindDeclaration {
   if (!info.isResourceRequest || (info.apiPrefix === 'api' && info.apiGroup)) throw errors.pathNotFound();
   const kind = kinds.lookup(info.apiPrefix === 'api' ? '' : info.apiGroup, info.apiVersion, info.resource);
   if (!kind) throw errors.pathNotFound();

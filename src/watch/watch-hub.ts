@@ -26,7 +26,15 @@ export interface WatchSink {
 }
 
 export interface WatchSpec {
+  /** the storage table watched */
   resource: string;
+  /**
+   * Watchers with equal keys receive the same bytes for a change: encoding, rendering (Table)
+   * and the view (apiVersion) the objects are served in.
+   */
+  frameKey: string;
+  /** for a view other than the storage version: a stored object as this watch serves it */
+  view?(stored: StoredObject): StoredObject;
   /** `namespace/` key prefix, or undefined for all namespaces / cluster-scoped kinds */
   pathPrefix?: string;
   matches(object: Readonly<KObject>): boolean;
@@ -48,9 +56,16 @@ export interface WatchSpec {
   cbor?(type: WatchEventType, object: Readonly<KObject>): Uint8Array;
 }
 
-/** A frame built on the front thread: a JSON line, or a CBOR item. */
-export function inlineFrame(spec: Pick<WatchSpec, 'render' | 'cbor'>, type: WatchEventType, object: StoredObject): Frame {
+/** A frame built on the front thread: a JSON line, a CBOR item, or the protobuf frame of a converted view. */
+export function inlineFrame(spec: Pick<WatchSpec, 'render' | 'cbor' | 'view' | 'encoding' | 'envelope'>, type: WatchEventType, stored: StoredObject): Frame {
+  const object = spec.view ? spec.view(stored) : stored;
+  if (spec.encoding === 'protobuf' && spec.envelope) return encodeWatchFrame(type, spec.envelope(object.object));
   return spec.cbor ? spec.cbor(type, object.object) : jsonFrame(type, eventJson(spec, object));
+}
+
+/** Whether the encoder pool builds this watcher's frames (protobuf of the storage version). */
+function pooled(spec: WatchSpec): boolean {
+  return spec.encoding === 'protobuf' && !spec.view;
 }
 
 /** The JSON an event carries for a watcher: the object's served JSON, or its rendering. */
@@ -98,14 +113,14 @@ class InlineFrames implements FrameSource {
   constructor(private readonly change: ObjectChange) {}
 
   frame(type: 'ADDED' | 'MODIFIED' | 'DELETED', spec: WatchSpec): Frame {
-    const key = `${spec.encoding}|${spec.render?.key ?? ''}|${type}`;
+    const key = `${spec.frameKey}|${type}`;
     let f = this.built.get(key);
     if (f === undefined) this.built.set(key, (f = inlineFrame(spec, type, this.change.object)));
     return f;
   }
 
   leftSelectorFrame(spec: WatchSpec): Frame {
-    const key = `${spec.encoding}|${spec.render?.key ?? ''}|left`;
+    const key = `${spec.frameKey}|left`;
     let f = this.built.get(key);
     if (f === undefined) this.built.set(key, (f = inlineFrame(spec, 'DELETED', (this.left ??= leftSelectorObject(this.change)))));
     return f;
@@ -284,7 +299,7 @@ export class WatchHub {
       let frames: InlineFrames | undefined;
       let wantsBinary = false;
       for (const w of watchers) {
-        if (w.spec.encoding === 'protobuf') {
+        if (pooled(w.spec)) {
           wantsBinary = true;
           if (w.spec.filtered) binaryFiltered.add(change.resource);
           continue;
@@ -340,13 +355,13 @@ export class WatchHub {
         const source = new ProtobufFrames(envelopes[at], left[i] !== undefined ? envelopes[left[i] as number] : undefined);
         at += left[i] !== undefined ? 2 : 1;
         for (const w of this.byResource.get(change.resource) ?? []) {
-          if (w.spec.encoding === 'protobuf' && w.offer(change, source)) touched.add(w);
+          if (pooled(w.spec) && w.offer(change, source)) touched.add(w);
         }
       });
       for (const w of touched) this.counters.eventsSent += w.flush(this.options.maxBufferedBytes);
     }, () => {
       // an encoding failure ends the protobuf streams of these resources: clients resume and relist
-      for (const change of changes) for (const w of this.byResource.get(change.resource) ?? []) if (w.spec.encoding === 'protobuf') w.close();
+      for (const change of changes) for (const w of this.byResource.get(change.resource) ?? []) if (pooled(w.spec)) w.close();
     });
   }
 
@@ -360,7 +375,7 @@ export class WatchHub {
     const run = () => {
       // everything up to `target` has been handed out (or, for protobuf, queued in order)
       const revision = this.pending.length === 0 && !this.roundActive ? Math.max(this.readModel.revision, this.delivered) : this.delivered;
-      if (w.spec.encoding !== 'protobuf') fn(revision);
+      if (!pooled(w.spec)) fn(revision);
       else this.binaryDeliveries = this.binaryDeliveries.then(() => fn(revision), () => fn(revision));
     };
     if (this.delivered >= target) run();

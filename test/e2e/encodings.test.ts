@@ -7,7 +7,7 @@ import { spawnSync } from 'node:child_process';
 import { request as httpsRequest } from 'node:https';
 import { gunzipSync } from 'node:zlib';
 import { after, before, describe, it } from 'node:test';
-import { builtinKinds } from '../../src/api/registry.js';
+import { builtinKinds } from '../../src/api/registry/builtin.js';
 import { apiVersionOf, type KindDeclaration } from '../../src/api/kind.js';
 import { decodeCbor, encodeCbor } from '../../src/codec/cbor.js';
 import { decodeEnvelope, encodeEnvelope } from '../../src/codec/protobuf.js';

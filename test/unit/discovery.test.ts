@@ -13,9 +13,10 @@ import {
 } from '../../src/api/discovery.js';
 import { eventKind } from '../../src/api/events/event.js';
 import type { KindDeclaration } from '../../src/api/kind.js';
-import { KindRegistry, builtinKinds } from '../../src/api/registry.js';
+import { ApiRegistry } from '../../src/api/registry/api-registry.js';
+import { builtinKinds } from '../../src/api/registry/builtin.js';
 
-const registry = new KindRegistry(builtinKinds);
+const registry = new ApiRegistry(builtinKinds);
 
 /** Same values and the same key order: clients byte-compare discovery fixtures and hash them. */
 function assertJson(actual: unknown, expected: unknown): void {
@@ -98,7 +99,7 @@ describe('legacy discovery', () => {
 
   it('sorts verbs and writes categories after shortNames', () => {
     const custom: KindDeclaration = { ...secretKind, verbs: ['watch', 'list', 'get'], shortNames: ['s'], categories: ['all'] };
-    assertJson(apiResourceList(new KindRegistry([custom]), '', 'v1')?.resources, [{
+    assertJson(apiResourceList(new ApiRegistry([custom]), '', 'v1')?.resources, [{
       name: 'secrets', singularName: 'secret', namespaced: true, kind: 'Secret',
       verbs: ['get', 'list', 'watch'], shortNames: ['s'], categories: ['all'], storageVersionHash: 'S6u1pOWzb84=',
     }]);
@@ -165,7 +166,7 @@ describe('aggregated discovery', () => {
   });
 
   it('does not depend on the order kinds are declared in', () => {
-    const reversed = new KindRegistry([...builtinKinds].reverse());
+    const reversed = new ApiRegistry([...builtinKinds].reverse());
     for (const root of ['api', 'apis'] as const) {
       assertJson(aggregatedDiscovery(reversed, root), aggregatedDiscovery(registry, root));
     }
@@ -174,7 +175,7 @@ describe('aggregated discovery', () => {
 
   it('refuses a subresource it has no verbs for', () => {
     const scaled: KindDeclaration = { ...secretKind, subresources: { scale: (submitted) => submitted } };
-    assert.throws(() => aggregatedDiscovery(new KindRegistry([scaled]), 'api'), /no discovery verbs declared for subresource "scale"/);
+    assert.throws(() => aggregatedDiscovery(new ApiRegistry([scaled]), 'api'), /no discovery verbs declared for subresource "scale"/);
   });
 });
 
@@ -182,8 +183,8 @@ describe('discoveryEtag', () => {
   it('is a quoted upper-case SHA-512, stable across builds of the same kinds', () => {
     const etag = discoveryEtag(aggregatedDiscovery(registry, 'api'));
     assert.match(etag, /^"[0-9A-F]{128}"$/);
-    assert.equal(discoveryEtag(aggregatedDiscovery(new KindRegistry(builtinKinds), 'api')), etag);
-    assert.equal(discoveryEtag(aggregatedDiscovery(new KindRegistry([...builtinKinds].reverse()), 'api')), etag);
+    assert.equal(discoveryEtag(aggregatedDiscovery(new ApiRegistry(builtinKinds), 'api')), etag);
+    assert.equal(discoveryEtag(aggregatedDiscovery(new ApiRegistry([...builtinKinds].reverse()), 'api')), etag);
   });
 
   it('hashes the list as Kubernetes does, before kind and apiVersion are stamped', () => {
@@ -195,8 +196,8 @@ describe('discoveryEtag', () => {
   });
 
   it('changes when the set of kinds changes', () => {
-    const withoutEvents = new KindRegistry(builtinKinds.filter((k) => k !== eventKind));
-    const withoutSecrets = new KindRegistry(builtinKinds.filter((k) => k !== secretKind));
+    const withoutEvents = new ApiRegistry(builtinKinds.filter((k) => k !== eventKind));
+    const withoutSecrets = new ApiRegistry(builtinKinds.filter((k) => k !== secretKind));
     assert.notEqual(discoveryEtag(aggregatedDiscovery(withoutEvents, 'apis')), discoveryEtag(aggregatedDiscovery(registry, 'apis')));
     assert.notEqual(discoveryEtag(aggregatedDiscovery(withoutSecrets, 'api')), discoveryEtag(aggregatedDiscovery(registry, 'api')));
     // the core document does not change when only a named group does

@@ -181,6 +181,7 @@ describe('parseFlags', () => {
         eventTtlMs: 3_600_000,
         watchHistoryMs: 300_000,
         continueTtlMs: 300_000,
+        kubernetesGroupAliases: true,
         maxRequestsInflight: 400,
         maxMutatingRequestsInflight: 200,
         maxRequestBodyBytes: 3_145_728,
@@ -358,7 +359,7 @@ describe('parseFlags', () => {
     const help = helpText();
     const names = [...help.matchAll(/^ {2}(?:-\w, | {4})--([\w-]+)/gm)].map((match) => match[1]);
     assert.deepEqual(names, [...names].sort());
-    assert.equal(names.length, 28);
+    assert.equal(names.length, 29);
     assert.match(help, /^ {6}--secure-port int +The port .* \(default 6443\)$/m);
     assert.match(help, /^ {6}--bind-address ip +.*loopback.* \(default 127\.0\.0\.1\)$/m);
     assert.match(help, /^ {6}--anonymous-auth +Enables .* \(default true\)$/m);

@@ -11,12 +11,13 @@ import { secretKind } from '../../src/api/core/secret.js';
 import {
   openApiHash, openApiV2, openApiV3Document, openApiV3GroupVersion, openApiV3Index,
 } from '../../src/api/openapi.js';
-import { KindRegistry, builtinKinds } from '../../src/api/registry.js';
+import { ApiRegistry } from '../../src/api/registry/api-registry.js';
+import { builtinKinds } from '../../src/api/registry/builtin.js';
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
 type Doc = any;
 
-const registry = new KindRegistry(builtinKinds);
+const registry = new ApiRegistry(builtinKinds);
 const v2: Doc = openApiV2(registry);
 const core: Doc = openApiV3GroupVersion(registry, '', 'v1');
 const events: Doc = openApiV3GroupVersion(registry, 'events.orch.io', 'v1');
@@ -315,10 +316,10 @@ describe('the v3 index and hashes', () => {
   });
 
   it('is stable across builds and changes only for the documents whose declarations change', () => {
-    assert.deepEqual(openApiV3Index(new KindRegistry(builtinKinds)), openApiV3Index(registry));
-    assert.equal(JSON.stringify(openApiV2(new KindRegistry(builtinKinds))), JSON.stringify(v2));
+    assert.deepEqual(openApiV3Index(new ApiRegistry(builtinKinds)), openApiV3Index(registry));
+    assert.equal(JSON.stringify(openApiV2(new ApiRegistry(builtinKinds))), JSON.stringify(v2));
     const before: Doc = openApiV3Index(registry);
-    const after: Doc = openApiV3Index(new KindRegistry(builtinKinds.filter((k) => k !== secretKind)));
+    const after: Doc = openApiV3Index(new ApiRegistry(builtinKinds.filter((k) => k !== secretKind)));
     assert.notEqual(after.paths['api/v1'].serverRelativeURL, before.paths['api/v1'].serverRelativeURL);
     for (const key of ['api', 'apis', 'apis/events.orch.io', 'apis/events.orch.io/v1']) {
       assert.equal(after.paths[key].serverRelativeURL, before.paths[key].serverRelativeURL, key);

@@ -6,7 +6,7 @@ import { secretKind } from '../../src/api/core/secret.js';
 import { serviceAccountKind } from '../../src/api/core/service-account.js';
 import { eventKind } from '../../src/api/events/event.js';
 import { apiVersionOf, type KindDeclaration } from '../../src/api/kind.js';
-import { builtinKinds } from '../../src/api/registry.js';
+import { builtinKinds } from '../../src/api/registry/builtin.js';
 import { decodeValue, type Schema, type StructSchema } from '../../src/api/schema.js';
 import {
   decodeEnvelope, decodeMessage, encodeEnvelope, encodeMessage, protobufMagic, ProtobufError,

@@ -35,7 +35,7 @@ function recordingSink() {
 const typeMeta = { kind: 'ServiceAccount', apiVersion: 'v1' };
 function spec(encoding: 'json' | 'protobuf', matches: WatchSpec['matches'] = () => true, filtered = false): WatchSpec {
   return {
-    resource: 'serviceaccounts', matches, filtered, startRevision: 1, bookmarks: false, typeMeta, encoding,
+    resource: 'serviceaccounts', frameKey: encoding, matches, filtered, startRevision: 1, bookmarks: false, typeMeta, encoding,
     envelope: (o) => encodeEnvelope(o as Record<string, unknown>, serviceAccountKind.schema, typeMeta),
   };
 }
@@ -95,7 +95,7 @@ describe('WatchHub fan-out', () => {
     await settle();
     readModel.apply([{ revision: 3, type: 'ADDED', key: 'serviceaccounts/ns/second', value: sa('second') }]);
     await hub.closeAll();
-    const names = sink.writes.map((w) => Buffer.from(w[0]).includes('first') ? 'first' : 'second');
+    const names = sink.writes.flat().map((f) => Buffer.from(f).includes('first') ? 'first' : 'second');
     assert.deepEqual(names, ['first', 'second']);
   });
 

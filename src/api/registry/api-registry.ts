@@ -1,0 +1,88 @@
+/**
+ * The runtime API registry: group → version → resource → the KindDeclaration served there.
+ * Entries are added and removed while the server runs (custom resources, tests); routing,
+ * discovery, OpenAPI, the stores, the encoder pool and the controllers all read it, and those that
+ * cache what they derive from it (discovery documents, OpenAPI) rebuild when its generation moves.
+ */
+import { storageResourceOf, type KindDeclaration } from '../kind.js';
+
+export type RegistryListener = (change: { added: readonly KindDeclaration[]; removed: readonly KindDeclaration[] }) => void;
+
+function pathKey(group: string, version: string, resource: string): string {
+  return `${group}/${version}/${resource}`;
+}
+
+export class ApiRegistry {
+  private readonly byPath = new Map<string, KindDeclaration>();
+  private readonly listeners = new Set<RegistryListener>();
+  /** bumped on every change: a cache derived from the registry is current while its generation matches */
+  generation = 0;
+
+  constructor(kinds: readonly KindDeclaration[] = []) {
+    for (const k of kinds) this.byPath.set(pathKey(k.group, k.version, k.resource), k);
+  }
+
+  /** Every served declaration, views included, in registration order. */
+  get kinds(): KindDeclaration[] { return [...this.byPath.values()]; }
+
+  /** Serves `kinds` from now on; a path already served is an error (nothing is added then). */
+  add(...kinds: KindDeclaration[]): void {
+    for (const k of kinds) {
+      if (this.byPath.has(pathKey(k.group, k.version, k.resource))) {
+        throw new Error(`${k.resource} in ${k.group || 'core'}/${k.version} is already served`);
+      }
+    }
+    for (const k of kinds) this.byPath.set(pathKey(k.group, k.version, k.resource), k);
+    this.changed(kinds, []);
+  }
+
+  /** Stops serving these declarations (their stored objects stay in storage). */
+  remove(...kinds: KindDeclaration[]): void {
+    const removed = kinds.filter((k) => this.byPath.get(pathKey(k.group, k.version, k.resource)) === k);
+    for (const k of removed) this.byPath.delete(pathKey(k.group, k.version, k.resource));
+    if (removed.length) this.changed([], removed);
+  }
+
+  onChange(listener: RegistryListener): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  lookup(group: string, version: string, resource: string): KindDeclaration | undefined {
+    return this.byPath.get(pathKey(group, version, resource));
+  }
+
+  /** group → versions served, core group as '', in registration order */
+  groups(): Map<string, string[]> {
+    const out = new Map<string, string[]>();
+    for (const k of this.byPath.values()) {
+      const versions = out.get(k.group) ?? [];
+      if (!versions.includes(k.version)) versions.push(k.version);
+      out.set(k.group, versions);
+    }
+    return out;
+  }
+
+  inGroupVersion(group: string, version: string): KindDeclaration[] {
+    return this.kinds.filter((k) => k.group === group && k.version === version);
+  }
+
+  /**
+   * One declaration per stored resource: the storage version itself, not its views. What works
+   * on stored objects whatever their version (namespace deletion, garbage collection) uses these.
+   */
+  storageKinds(): KindDeclaration[] {
+    return this.kinds.filter((k) => !k.storage);
+  }
+
+  /** The declaration whose representation is stored in a storage table. */
+  storageKind(table: string): KindDeclaration | undefined {
+    for (const k of this.byPath.values()) if (!k.storage && storageResourceOf(k) === table) return k;
+    return undefined;
+  }
+
+  private changed(added: readonly KindDeclaration[], removed: readonly KindDeclaration[]): void {
+    this.generation++;
+    for (const listener of [...this.listeners]) listener({ added, removed });
+  }
+}

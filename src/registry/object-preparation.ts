@@ -1,0 +1,104 @@
+/**
+ * What the generic store does to an object before it is written, for any kind (the strategy's
+ * BeforeCreate / BeforeUpdate in Kubernetes): server-owned metadata, the kind's prepare hooks,
+ * validation, managed fields, and the canonical field order every stored object has.
+ */
+import { randomUUID } from 'node:crypto';
+import { apiVersionOf, type KindDeclaration } from '../api/kind.js';
+import type { KObject, ObjectMeta } from '../api/meta.js';
+import { formatTime } from '../api/schema.js';
+import { updateManagedFields } from '../patch/managed-fields.js';
+import { errors, type StatusError } from '../status/status-error.js';
+import type { WriteContext } from './store-types.js';
+
+const generatedSuffixChars = 'bcdfghjklmnpqrstvwxz2456789';
+const metaOrder: readonly (keyof ObjectMeta)[] = [
+  'name', 'generateName', 'namespace', 'selfLink', 'uid', 'resourceVersion', 'generation', 'creationTimestamp',
+  'deletionTimestamp', 'deletionGracePeriodSeconds', 'labels', 'annotations', 'ownerReferences', 'finalizers', 'managedFields',
+];
+
+function generateName(base: string): string {
+  let suffix = '';
+  for (let i = 0; i < 5; i++) suffix += generatedSuffixChars[Math.floor(Math.random() * generatedSuffixChars.length)];
+  return `${base.slice(0, 63 - 5)}${suffix}`;
+}
+
+/** The object in canonical field order: kind, apiVersion, metadata (in ObjectMeta's order), then the schema's order. */
+export function canonical(kind: KindDeclaration, obj: KObject): KObject {
+  const meta: ObjectMeta = {};
+  for (const k of metaOrder) if (obj.metadata[k] !== undefined) meta[k] = obj.metadata[k];
+  for (const [k, v] of Object.entries(obj.metadata)) if (meta[k] === undefined && v !== undefined) meta[k] = v;
+  const out: KObject = { kind: kind.kind, apiVersion: apiVersionOf(kind), metadata: meta };
+  for (const field of Object.keys(kind.schema.fields)) {
+    if (field === 'kind' || field === 'apiVersion' || field === 'metadata') continue;
+    if (obj[field] !== undefined) out[field] = obj[field];
+  }
+  return out;
+}
+
+export function invalid(kind: KindDeclaration, name: string, errs: ReturnType<KindDeclaration['validate']>): StatusError {
+  return errors.invalid({ group: kind.group, kind: kind.kind }, name, errs);
+}
+
+/** Fields the main resource never changes: a status subresource owns them. */
+function resetFields(kind: KindDeclaration): string[] {
+  return kind.subresources?.status ? ['f:status'] : [];
+}
+
+/** Stamps server-owned fields, defaults, validates. Returns the object to store. */
+export function prepareCreate(kind: KindDeclaration, body: KObject, namespace: string | undefined, ctx: WriteContext): KObject {
+  const obj = structuredClone(body);
+  const meta = obj.metadata ?? (obj.metadata = {});
+  if (kind.namespaced) meta.namespace = namespace;
+  if (meta.resourceVersion) {
+    // kube-apiserver's storage refuses this with a plain error: 500 without a reason
+    throw errors.unknown('resourceVersion should not be set on objects to be created');
+  }
+  delete meta.deletionTimestamp;
+  delete meta.deletionGracePeriodSeconds;
+  delete meta.selfLink;
+  delete meta.generation;
+  kind.prepareForCreate?.(obj, ctx);
+  meta.uid = randomUUID();
+  meta.creationTimestamp = formatTime(ctx.now);
+  if (!meta.name && meta.generateName) meta.name = generateName(meta.generateName);
+  const errs = kind.validate(obj);
+  if (errs.length) throw invalid(kind, meta.name ?? '', errs);
+  if (!ctx.applied) meta.managedFields = updateManagedFields(obj, undefined, { kind, manager: ctx.manager, now: ctx.now, resetFields: resetFields(kind) });
+  if (meta.managedFields?.length === 0) delete meta.managedFields;
+  meta.resourceVersion = ''; // keeps the field's place in canonical order; the commit's revision fills it
+  return canonical(kind, obj);
+}
+
+/** The stored object changed as `body` says (or a subresource's projection of it), server-owned metadata kept. */
+export function prepareUpdate(kind: KindDeclaration, body: KObject, stored: Readonly<KObject>, ctx: WriteContext, subresource?: string): KObject {
+  const old = stored as KObject;
+  let obj = structuredClone(body);
+  obj.metadata ??= {};
+  const name = old.metadata.name as string;
+  if (subresource) {
+    const project = kind.subresources?.[subresource];
+    if (!project) throw errors.notFound({ group: kind.group, resource: kind.resource }, name);
+    obj = project(obj, structuredClone(old));
+  } else {
+    kind.prepareForUpdate?.(obj, old, ctx);
+  }
+  const meta = obj.metadata;
+  // server-owned metadata follows the stored object whatever the body says
+  if (!meta.uid) meta.uid = old.metadata.uid;
+  meta.creationTimestamp = old.metadata.creationTimestamp;
+  meta.deletionTimestamp = old.metadata.deletionTimestamp;
+  meta.deletionGracePeriodSeconds = old.metadata.deletionGracePeriodSeconds;
+  meta.generation = old.metadata.generation;
+  if (kind.namespaced) meta.namespace ??= old.metadata.namespace;
+  const errs = kind.validateUpdate(obj, old);
+  if (errs.length) throw invalid(kind, name, errs);
+  if (!ctx.applied) {
+    if (!meta.managedFields || meta.managedFields.length === 0) meta.managedFields = old.metadata.managedFields;
+    const base = { ...old, metadata: { ...old.metadata, managedFields: meta.managedFields } };
+    meta.managedFields = updateManagedFields(obj, base, { kind, manager: ctx.manager, now: ctx.now, resetFields: subresource ? [] : resetFields(kind) });
+  }
+  if (meta.managedFields?.length === 0) delete meta.managedFields;
+  meta.resourceVersion = old.metadata.resourceVersion;
+  return canonical(kind, obj);
+}
