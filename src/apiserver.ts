@@ -22,6 +22,7 @@ import { ResourceHandler } from './http/resource-handler.js';
 import { FrontDoor } from './http/server.js';
 import { ObjectStore } from './registry/object-store.js';
 import { SnapshotCache } from './store/snapshot-cache.js';
+import type { WriterOptions } from './store/storage.js';
 import { WriterClient } from './store/writer-client.js';
 import { StatusError } from './status/status-error.js';
 import { ChangeLog } from './watch/change-log.js';
@@ -33,6 +34,7 @@ import { WatchHub } from './watch/watch-hub.js';
 const systemNamespaces = ['default', 'orch-system', 'orch-public', 'orch-node-lease'];
 const watchBufferBytes = 8 * 1024 * 1024;
 const bookmarkIntervalMs = 60_000;
+const encoderThreads = 2;
 
 export interface RunningServer {
   port: number;
@@ -67,7 +69,7 @@ export async function startApiServer(config: ServerConfig, log: Logger): Promise
   };
 
   const onEtcd = config.etcdServers.length > 0;
-  const writer = await WriterClient.start(new URL('../workers/writer.js', import.meta.url), onEtcd
+  const writerOptions: WriterOptions = onEtcd
     ? {
       engine: 'etcd',
       historyMs: config.watchHistoryMs,
@@ -76,7 +78,12 @@ export async function startApiServer(config: ServerConfig, log: Logger): Promise
         keyFile: config.etcdKeyFile, compactionIntervalMs: config.etcdCompactionIntervalMs,
       },
     }
-    : { engine: 'sqlite', dataDir: config.dataDir, historyMs: config.watchHistoryMs });
+    : { engine: 'sqlite', dataDir: config.dataDir, historyMs: config.watchHistoryMs };
+  // both workers load their code now, never lazily: a build rewriting dist/ later cannot reach them
+  const [writer, encoders] = await Promise.all([
+    WriterClient.start(new URL('../workers/writer.js', import.meta.url), writerOptions),
+    EncoderPool.start(new URL('../workers/encoder.js', import.meta.url), encoderThreads),
+  ]);
   writer.onFatal((message) => {
     // the read model can no longer follow storage; a restart reloads it
     log.fatal({ reason: message }, 'storage failed; exiting');
@@ -92,7 +99,6 @@ export async function startApiServer(config: ServerConfig, log: Logger): Promise
   for (const kind of kinds.kinds) stores.set(kind, new ObjectStore(kind, { readModel, writer, snapshots, config }));
   const store = (k: KindDeclaration) => stores.get(k) as ObjectStore;
 
-  const encoders = new EncoderPool(new URL('../workers/encoder.js', import.meta.url), 2);
   const hub = new WatchHub(readModel, new ChangeLog(readModel.revision, config.watchHistoryMs), encoders, { maxBufferedBytes: watchBufferBytes, bookmarkIntervalMs });
   const shutdownListeners = new Set<() => void>();
 
