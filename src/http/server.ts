@@ -119,7 +119,7 @@ export class FrontDoor {
     } finally {
       release?.();
       const latencyMs = Number(process.hrtime.bigint() - started) / 1e6;
-      this.deps.log.info({
+      this.deps.log.debug({
         verb, uri: req.url, status: res.statusCode, latencyMs: Math.round(latencyMs * 1000) / 1000,
         user: ex.user?.name, userAgent: header(req, 'user-agent'), protocol: req.httpVersion,
       }, 'request');
@@ -143,13 +143,13 @@ export class FrontDoor {
       if (!kind) throw errors.pathNotFound();
       const run = this.deps.resources.planWebSocketWatch(url.searchParams, info, kind);
       this.webSockets.handleUpgrade(req, socket, head, (ws) => {
-        this.deps.log.info({ verb: 'watch', uri: req.url, status: 101, user, protocol: 'websocket' }, 'request');
+        this.deps.log.debug({ verb: 'watch', uri: req.url, status: 101, user, protocol: 'websocket' }, 'request');
         run(ws).catch((err: unknown) => { this.deps.log.error({ err }, 'websocket watch failed'); ws.terminate(); });
       });
     } catch (err) {
       const e = err instanceof StatusError ? err : errors.internal(err);
       const body = `${JSON.stringify(e.toStatus())}\n`;
-      this.deps.log.info({ verb: 'watch', uri: req.url, status: e.code, user, protocol: 'websocket' }, 'request');
+      this.deps.log.debug({ verb: 'watch', uri: req.url, status: e.code, user, protocol: 'websocket' }, 'request');
       socket.end(`HTTP/1.1 ${e.code} ${STATUS_CODES[e.code] ?? ''}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
     }
   }
