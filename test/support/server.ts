@@ -46,6 +46,8 @@ export interface TestServer {
 
 export interface StartOptions {
   dataDir?: string;
+  /** the CLI to run; mainScript (this checkout's dist/) unless given */
+  script?: string;
   port?: number;
   args?: string[];
   /** milliseconds to wait for readiness */
@@ -65,7 +67,7 @@ export function adminCredentials(dataDir: string): Credentials {
 export async function startServer(options: StartOptions = {}): Promise<TestServer> {
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'orch-test-'));
   const port = options.port ?? await freePort();
-  const child = spawn(process.execPath, [mainScript, '--data-dir', dataDir, '--secure-port', String(port), '--bind-address', '127.0.0.1', ...(options.args ?? [])], {
+  const child = spawn(process.execPath, [options.script ?? mainScript, '--data-dir', dataDir, '--secure-port', String(port), '--bind-address', '127.0.0.1', ...(options.args ?? [])], {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const logs: string[] = [];
