@@ -132,4 +132,9 @@ export const registry: Entry[] = [
     smokeArgs: ['--objects', '20', '--rounds', '2', '--concurrency', '4'],
     adapt: adaptApply,
   },
+  {
+    name: 'stalled-watch', module: './stalled-watch.js',
+    description: 'N watchers reading Secrets of ~270 KiB while one watcher of the same resource reads nothing: time to write them, lag of the last receipt behind the last write, and whether the server ended the stalled watcher (bench/stalled-watch.ts).',
+    smokeArgs: ['--readers', '3', '--events', '12', '--kib', '50'],
+  },
 ];

@@ -205,7 +205,7 @@ function usage(harness: Scenario[]): string {
     out.push(`  ${sc.name}: ${sc.description}`);
     for (const [k, v] of Object.entries(sc.defaults)) out.push(`      --${k} ${v.join(',')}  (smoke ${sc.smoke[k]?.join(',') ?? '-'})  ${sc.help[k] ?? ''}`);
   }
-  for (const e of registry.filter((x) => x.optional)) {
+  for (const e of registry) {
     if (harness.some((s) => s.name === e.name)) continue;
     const source = `bench/${e.module.replace(/^\.\//, '').replace(/\.js$/, '.ts')}`;
     if (!existsSync(modulePath(e))) { out.push(`  ${e.name}: ${source} is not present yet`); continue; }

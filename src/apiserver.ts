@@ -42,6 +42,7 @@ const systemNamespaces = ['default', 'orch-system', 'orch-public', 'orch-node-le
 const immortalNamespaces = new Set(['default', 'orch-system', 'orch-public']);
 const watchBufferBytes = 8 * 1024 * 1024;
 const bookmarkIntervalMs = 60_000;
+const encoderThreads = 2;
 
 export interface RunningServer {
   port: number;
@@ -92,8 +93,12 @@ export async function startApiServer(config: ServerConfig, log: Logger): Promise
     ca: config.clientCaFile ? readFileSync(config.clientCaFile, 'utf8') : pki.caCertPem,
   };
 
-  // storage: the one writer worker and the read model it feeds
-  const writer = await startStorage(config);
+  // storage (the one writer worker and the read model it feeds) and the encoder pool: both load
+  // their code now, never lazily, so a build rewriting dist/ later cannot reach them
+  const [writer, encoders] = await Promise.all([
+    startStorage(config),
+    EncoderPool.start(new URL('../workers/encoder.js', import.meta.url), encoderThreads),
+  ]);
   writer.onFatal((message) => {
     // the read model can no longer follow storage; a restart reloads it
     log.fatal({ reason: message }, 'storage failed; exiting');
@@ -110,7 +115,7 @@ export async function startApiServer(config: ServerConfig, log: Logger): Promise
   postStartHooks.set('start-apiserver-admission-initializer', true);
 
   // watch fan-out
-  const encoders = new EncoderPool(new URL('../workers/encoder.js', import.meta.url), 2, (table) => kinds.storageKind(table));
+  encoders.useKinds((table) => kinds.storageKind(table));
   const hub = new WatchHub(readModel, new ChangeLog(readModel.revision, config.watchHistoryMs), encoders, { maxBufferedBytes: watchBufferBytes, bookmarkIntervalMs });
   const shutdownListeners = new Set<() => void>();
 

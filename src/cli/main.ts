@@ -4,6 +4,9 @@ import pino from 'pino';
 import { startApiServer } from '../apiserver.js';
 import { FlagError, parseFlags } from '../config/flags.js';
 
+/** the same signal again within this long is a copy of the first, not a second request */
+const duplicateSignalWindowMs = 1000;
+
 async function main(): Promise<void> {
   let parsed;
   try {
@@ -21,13 +24,19 @@ async function main(): Promise<void> {
   }
   const config = parsed.config;
   const log = pino({ level: config.logLevel, base: { component: 'orch-apiserver' } }, pino.destination({ sync: false }));
-  const server = await startApiServer(config, log);
-  let signals = 0;
+  // signals are handled from the start: one during startup stops the server once it is up
+  const starting = startApiServer(config, log);
+  let first: { signal: string; at: number } | undefined;
   const stop = (signal: string) => {
-    signals++;
-    if (signals > 1) process.exit(1); // a second signal means: now
+    if (first) {
+      // Ctrl-C under `npm start` reaches this process twice: from the terminal (the whole process
+      // group gets it) and forwarded by npm. That copy is not the user's second request.
+      if (signal === first.signal && Date.now() - first.at < duplicateSignalWindowMs) return;
+      process.exit(1); // a second signal means: now, as kube-apiserver's signal handler does
+    }
+    first = { signal, at: Date.now() };
     log.info({ signal }, 'received signal');
-    server.shutdown().then(() => { log.flush(); process.exit(0); }, (err: unknown) => {
+    starting.then((server) => server.shutdown()).then(() => { log.flush(); process.exit(0); }, (err: unknown) => {
       log.error({ err }, 'shutdown failed');
       log.flush();
       process.exit(1);
@@ -35,6 +44,7 @@ async function main(): Promise<void> {
   };
   process.on('SIGTERM', () => stop('SIGTERM'));
   process.on('SIGINT', () => stop('SIGINT'));
+  await starting;
 }
 
 main().catch((err: unknown) => {

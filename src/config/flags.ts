@@ -175,7 +175,8 @@ function parseInt64(text: string): number {
 function parseLevel(text: string): LogLevel {
   if (/^\d+$/.test(text)) {
     const verbosity = Number(text);
-    return verbosity >= 6 ? 'trace' : verbosity >= 4 ? 'debug' : 'info';
+    // kube-apiserver logs each request (httplog) at -v=3: here those lines are debug
+    return verbosity >= 6 ? 'trace' : verbosity >= 3 ? 'debug' : 'info';
   }
   const level = LOG_LEVELS.find((name) => name === text);
   if (level === undefined) {
@@ -459,7 +460,7 @@ const FLAGS: readonly AnyFlagSpec[] = [
     type: 'level',
     key: 'logLevel',
     help:
-      'number for the log level verbosity, as klog counts it: 0-3 info, 4-5 debug, 6 and above trace. ' +
+      'number for the log level verbosity, as klog counts it: 0-2 info, 3-5 debug (a line per request from 3 on, as kube-apiserver logs them), 6 and above trace. ' +
       'If both this and --log-level are given, the last one wins.',
   },
   {

@@ -9,15 +9,32 @@ import { apiVersionOf, type KindDeclaration } from '../api/kind.js';
 import { unpackEnvelopes } from '../codec/envelope-batch.js';
 import type { EncodeTask } from '../codec/encode-task.js';
 
+/** The storage version's declaration of a storage table. */
+export type KindOfTable = (table: string) => KindDeclaration | undefined;
+
 export class EncoderPool {
-  private readonly pool: Piscina;
   /** objects encoded so far: with N watchers of one encoding this grows by events, not events × N */
   encoded = 0;
+  private kindOf: KindOfTable = () => undefined;
 
-  /** `kindOf`: the storage version's declaration of a storage table */
-  constructor(workerUrl: URL, maxThreads: number, private readonly kindOf: (table: string) => KindDeclaration | undefined) {
-    this.pool = new Piscina({ filename: workerUrl.href, minThreads: 0, maxThreads, idleTimeout: 30_000 });
+  private constructor(private readonly pool: Piscina) {}
+
+  /**
+   * Starts every thread now and keeps them for the server's life, each with the task's code
+   * loaded: a later build rewriting dist/ cannot change (or remove) the code a running server
+   * encodes with.
+   */
+  static async start(workerUrl: URL, threads: number): Promise<EncoderPool> {
+    const pool = new Piscina({ filename: workerUrl.href, minThreads: threads, maxThreads: threads, idleTimeout: Infinity });
+    const encoders = new EncoderPool(pool);
+    // one empty batch per thread: the least-busy balancer hands concurrent tasks to idle threads,
+    // and a thread answers only once it has imported the task module
+    await Promise.all(Array.from({ length: threads }, () => encoders.encode([], [])));
+    return encoders;
   }
+
+  /** Where the kinds of storage tables are looked up (the runtime registry, once it exists). */
+  useKinds(kindOf: KindOfTable): void { this.kindOf = kindOf; }
 
   async encode(resources: string[], objects: string[]): Promise<Uint8Array[]> {
     const kinds: EncodeTask['kinds'] = {};

@@ -346,8 +346,22 @@ describe('orch-apiserver command line', () => {
   });
 
   describe('SIGTERM and logs', () => {
-    it('exits 0 on SIGTERM and logs JSON lines with a request line per request', async () => {
+    it('at the default verbosity: no request lines, and the AlwaysAllow warning once', async () => {
       const server = await startServer();
+      cleanup.push(() => server.dispose());
+      assert.equal((await request(server, '/api/v1/namespaces/default/serviceaccounts')).status, 200);
+      assert.equal(await server.stop(), 0, server.logs.join('\n'));
+      const entries = server.logs.filter((l) => l.startsWith('{')).map((l) => JSON.parse(l));
+      assert.deepEqual(entries.filter((e) => e.msg === 'request'), [], 'request lines are for -v=3 and above');
+      // kube-apiserver warns on every start where anonymous auth is on (the default) with AlwaysAllow (the default)
+      const warnings = entries.filter((e) => /^AnonymousAuth is not allowed with the AlwaysAllow authorizer/.test(e.msg));
+      assert.equal(warnings.length, 1, server.logs.join('\n'));
+      assert.equal(warnings[0].level, 40, 'pino warn');
+      assert.ok(entries.some((e) => e.msg === 'orch-apiserver is ready'));
+    });
+
+    it('exits 0 on SIGTERM and, at -v=3, logs JSON lines with a request line per request', async () => {
+      const server = await startServer({ args: ['-v=3'] });
       cleanup.push(() => server.dispose());
       const res = await request(server, '/api/v1/namespaces/default/serviceaccounts');
       assert.equal(res.status, 200);
@@ -370,6 +384,7 @@ describe('orch-apiserver command line', () => {
       const list = entries.find((e) => e.uri === '/api/v1/namespaces/default/serviceaccounts');
       assert.ok(list, `no request line for the list:\n${lines.join('\n')}`);
       assert.equal(list.verb, 'list');
+      assert.equal(list.level, 20, 'request lines are debug, shown from -v=3 on as kube-apiserver shows them');
       assert.equal(list.status, 200);
       assert.equal(typeof list.latencyMs, 'number');
       assert.ok(list.latencyMs >= 0);

@@ -990,6 +990,7 @@ describe('event TTL (--event-ttl 2s)', () => {
     const started = Date.now();
     assert.equal((await request(server, evPath(ns, 'short-lived'))).status, 200);
     await eventually('the event to expire', async () => (await request(server, evPath(ns, 'short-lived'))).status === 404, 10_000);
+    // a lower bound only: expiry never comes early, while a busy machine can make it late
     assert.ok(Date.now() - started >= 1000, 'the event must not vanish long before its TTL');
     const list = await request(server, evPath(ns));
     assert.deepEqual(list.json.items, []);

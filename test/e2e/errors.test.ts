@@ -232,6 +232,13 @@ describe('error answers', () => {
       expectStatus(across, 400, 'BadRequest', '"spec.foo" is not a known field selector: only "metadata.name", "metadata.namespace"');
     });
 
+    it('a timeout query parameter shorter than the 3 s wait for a future resourceVersion ends the request first', async () => {
+      // the default --request-timeout (1m) alone would let the wait end with "Too large resource version"
+      const res = await request(server, `${saPath(ns)}?resourceVersion=999999999&timeout=100ms`);
+      expectStatus(res, 504, 'Timeout');
+      assert.equal(res.json.message, 'Timeout: request did not complete within requested timeout - context deadline exceeded');
+    });
+
     it('answers 504 Timeout with Retry-After for a resourceVersion far in the future', async () => {
       const started = Date.now();
       const res = await request(server, `${saPath(ns)}?resourceVersion=999999999`);
@@ -243,7 +250,8 @@ describe('error answers', () => {
         retryAfterSeconds: 1,
       });
       assert.equal(res.headers['retry-after'], '1');
-      assert.ok(waited >= 2500 && waited < 10_000, `the server waits about 3 s before giving up, waited ${waited} ms`);
+      // a lower bound only: a timer never fires early, while a busy machine can make it late
+      assert.ok(waited >= 2500, `the server waits about 3 s before giving up, waited ${waited} ms`);
     });
   });
 
@@ -345,18 +353,15 @@ describe('--request-timeout', () => {
   after(async () => { await server.dispose(); });
 
   it('ends a request that outlives it with 504 Timeout', async () => {
-    // a list for a version the server has not reached waits up to 3 s: the 500 ms timeout ends it first
-    const started = Date.now();
+    // a list for a version the server has not reached waits up to 3 s, then says "Too large
+    // resource version": this message shows that the 500 ms request timeout ended it first
     const res = await request(server, '/api/v1/namespaces?resourceVersion=999999999&resourceVersionMatch=NotOlderThan');
     assert.equal(res.status, 504);
     assert.equal(res.json.reason, 'Timeout');
     assert.equal(res.json.message, 'Timeout: request did not complete within requested timeout - context deadline exceeded');
-    assert.ok(Date.now() - started < 2500, 'answered at the request timeout, not after the 3 s wait');
   });
 
-  it('is shortened by a timeout query parameter, and a bad one is 400', async () => {
-    const res = await request(server, '/api/v1/namespaces?resourceVersion=999999999&resourceVersionMatch=NotOlderThan&timeout=100ms');
-    assert.equal(res.status, 504);
+  it('a bad timeout query parameter is 400', async () => {
     const bad = await request(server, '/api/v1/namespaces?timeout=soon');
     assert.equal(bad.status, 400);
   });

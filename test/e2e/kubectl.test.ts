@@ -40,7 +40,8 @@ describe('kubectl 1.32', { skip: missing ?? false }, () => {
   let work: string;
 
   before(async () => {
-    server = await startServer();
+    // -v=3: request lines, which show how kubectl pages
+    server = await startServer({ args: ['-v=3'] });
     work = mkdtempSync(join(tmpdir(), 'orch-kubectl-'));
   });
   after(async () => {

@@ -373,7 +373,8 @@ describe('lists', () => {
         const started = Date.now();
         const res = await request(server, `${path}?resourceVersion=${future}${match ? `&resourceVersionMatch=${match}` : ''}`);
         const elapsed = Date.now() - started;
-        assert.ok(elapsed >= 2500 && elapsed < 8000, `waited ${elapsed} ms`);
+        // a lower bound only: a timer never fires early, while a busy machine can make it late
+        assert.ok(elapsed >= 2500, `waited ${elapsed} ms`);
         const st = assertStatusBody(res, 504, 'Timeout');
         assert.equal(st.message, `Timeout: Too large resource version: ${future}, current: ${current}`);
         assert.equal(st.details?.causes?.[0]?.reason, 'ResourceVersionTooLarge');
@@ -644,13 +645,12 @@ describe('continue token expiry (--continue-ttl 1s)', () => {
     await createSA(server, 'ttl', 't-01');
     const res = await request(server, `/api/v1/namespaces/ttl/serviceaccounts?limit=2&continue=${token}`);
     const st = assertStatusBody(res, 410, 'Expired');
-    assert.match(st.message, /^The provided continue parameter is too old to display a consistent list result\. You can start a new list without the continue parameter/);
-    // Kubernetes' longer wording offers a token for an inconsistent continuation; if offered it must be there and work
-    if (/use the continue token in this response/.test(st.message)) {
-      assert.ok(st.metadata?.continue, `the 410 says "use the continue token in this response" but carries none: ${res.body}`);
-      const rest = await list(server, `/api/v1/namespaces/ttl/serviceaccounts?limit=100&continue=${st.metadata.continue}`);
-      assert.ok(names(rest).includes('t-5'));
-    }
+    // as kube-apiserver's etcd3 store: the 410 offers a token that continues, inconsistently, at the latest revision
+    assert.equal(st.message, 'The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter, or use the continue token in this response to retrieve the remainder of the results. Continuing with the provided token results in an inconsistent list - objects that were created, modified, or deleted between the time the first chunk was returned and now may show up in the list.');
+    assert.ok(st.metadata?.continue, `the 410 carries no continue token: ${res.body}`);
+    const rest = await list(server, `/api/v1/namespaces/ttl/serviceaccounts?limit=100&continue=${st.metadata.continue}`);
+    const latest = await list(server, '/api/v1/namespaces/ttl/serviceaccounts');
+    assert.deepEqual(names(rest), names(latest).filter((n) => n >= names(second)[0]), 'the rest from the same key, at the latest revision');
   });
 });
 

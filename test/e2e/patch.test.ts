@@ -4,6 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { writeFileSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -260,6 +261,13 @@ describe('PATCH and server-side apply', () => {
       assert.equal(doc.headers['cache-control'], 'public, immutable');
       const etag = String(doc.headers.etag);
       assert.equal((await request(server, '/openapi/v3/api/v1', { headers: { 'if-none-match': etag } })).status, 304);
+      // kube-openapi's computeETag over the bytes served: fmt.Sprintf("%X", sha512.Sum512(json))
+      for (const [key, entry] of Object.entries(index.json.paths as Record<string, { serverRelativeURL: string }>)) {
+        const served = await request(server, `/openapi/v3/${key}`);
+        const hash = createHash('sha512').update(Buffer.from(served.body, 'utf8')).digest('hex').toUpperCase();
+        assert.equal(entry.serverRelativeURL, `/openapi/v3/${key}?hash=${hash}`, key);
+        assert.equal(served.headers.etag, `"${hash}"`, key);
+      }
       const stale = await request(server, '/openapi/v3/api/v1?hash=00');
       assert.equal(stale.status, 301);
       assert.equal(stale.headers.location, url);

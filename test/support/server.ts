@@ -46,16 +46,28 @@ export interface TestServer {
 
 export interface StartOptions {
   dataDir?: string;
+  /** the CLI to run; mainScript (this checkout's dist/) unless given */
+  script?: string;
   port?: number;
   args?: string[];
   /** milliseconds to wait for readiness */
   timeoutMs?: number;
 }
 
+/** The admin identity the server wrote into its data dir on first start. */
+export function adminCredentials(dataDir: string): Credentials {
+  const pki = join(dataDir, 'pki');
+  return {
+    ca: readFileSync(join(pki, 'ca.crt'), 'utf8'),
+    cert: readFileSync(join(pki, 'admin.crt'), 'utf8'),
+    key: readFileSync(join(pki, 'admin.key'), 'utf8'),
+  };
+}
+
 export async function startServer(options: StartOptions = {}): Promise<TestServer> {
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'orch-test-'));
   const port = options.port ?? await freePort();
-  const child = spawn(process.execPath, [mainScript, '--data-dir', dataDir, '--secure-port', String(port), '--bind-address', '127.0.0.1', ...(options.args ?? [])], {
+  const child = spawn(process.execPath, [options.script ?? mainScript, '--data-dir', dataDir, '--secure-port', String(port), '--bind-address', '127.0.0.1', ...(options.args ?? [])], {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const logs: string[] = [];
@@ -74,7 +86,6 @@ export async function startServer(options: StartOptions = {}): Promise<TestServe
   let exitCode: number | null | undefined;
   void exited.then((code) => { exitCode = code; });
   const url = `https://127.0.0.1:${port}`;
-  const pki = join(dataDir, 'pki');
   // ready = /readyz answers 200 to the admin identity, as a real probe would check
   const deadline = Date.now() + (options.timeoutMs ?? 20_000);
   let admin: Credentials | undefined;
@@ -85,11 +96,7 @@ export async function startServer(options: StartOptions = {}): Promise<TestServe
       throw new Error(`server did not become ready in time:\n${logs.join('\n')}`);
     }
     try {
-      admin ??= {
-        ca: readFileSync(join(pki, 'ca.crt'), 'utf8'),
-        cert: readFileSync(join(pki, 'admin.crt'), 'utf8'),
-        key: readFileSync(join(pki, 'admin.key'), 'utf8'),
-      };
+      admin ??= adminCredentials(dataDir);
       const status = await probe(`${url}/readyz`, admin);
       if (status === 200) break;
     } catch { /* not up yet */ }
@@ -147,7 +154,7 @@ function parseJson(text: string): unknown {
 }
 
 /** One HTTP/1.1 request over TLS (verifying the server against the test CA). */
-export function request(server: TestServer, path: string, o: RequestOptions = {}): Promise<HttpResponse> {
+export function request(server: Pick<TestServer, 'url' | 'admin'>, path: string, o: RequestOptions = {}): Promise<HttpResponse> {
   const creds = o.credentials === undefined ? server.admin : o.credentials;
   const body = o.body === undefined ? undefined : typeof o.body === 'string' || Buffer.isBuffer(o.body) ? o.body : JSON.stringify(o.body);
   const headers: Record<string, string> = { ...(o.headers ?? {}) };

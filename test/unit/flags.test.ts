@@ -303,7 +303,8 @@ describe('parseFlags', () => {
     assert.equal(level('--v=4'), 'debug');
     assert.equal(level('--v', '5'), 'debug');
     assert.equal(level('-v=0'), 'info');
-    assert.equal(level('-v=3'), 'info');
+    assert.equal(level('-v=2'), 'info');
+    assert.equal(level('-v=3'), 'debug');
     assert.equal(level('-v=6'), 'trace');
     assert.equal(level('-v=10'), 'trace');
     assert.equal(level('--log-level=warn'), 'warn');
