@@ -23,6 +23,7 @@ const namespaceConditionSchema = s.struct('NamespaceCondition', {
   message: s.string('Human-readable message indicating details about last transition.'),
 });
 namespaceConditionSchema.proto = { type: 1, status: 2, lastTransitionTime: 4, reason: 5, message: 6 };
+namespaceConditionSchema.required = ['type', 'status'];
 
 function setNameLabel(obj: KObject): void {
   obj.metadata.labels = { ...(obj.metadata.labels ?? {}), [namespaceNameLabel]: obj.metadata.name ?? '' };
