@@ -4,6 +4,7 @@
  * writes go to the writer as compare-and-swap mutations and are retried when they raced.
  */
 import { randomUUID } from 'node:crypto';
+import { finalizersAfterDelete, type PropagationOptions } from '../api/deletion-policy.js';
 import { apiVersionOf, type KindDeclaration, type StrategyContext } from '../api/kind.js';
 import type { KObject, ObjectMeta } from '../api/meta.js';
 import { formatTime } from '../api/schema.js';
@@ -42,10 +43,9 @@ export interface ListResult {
   remainingItemCount?: number;
 }
 
-export interface DeleteOptions {
+export interface DeleteOptions extends PropagationOptions {
   preconditions?: { uid?: string; resourceVersion?: string };
   gracePeriodSeconds?: number;
-  propagationPolicy?: string;
 }
 
 /** What a DELETE answers: the object (deleted or terminating) or, for some kinds, a Success Status. */
@@ -57,7 +57,8 @@ export interface RegistryDeps {
   readModel: ReadModel;
   writer: WriterClient;
   snapshots: SnapshotCache;
-  config: { eventTtlMs: number; continueTtlMs: number };
+  /** `enableGarbageCollector`: DELETE adds the garbage collector's finalizers (kube-apiserver's --enable-garbage-collector) */
+  config: { eventTtlMs: number; continueTtlMs: number; enableGarbageCollector: boolean };
 }
 
 /** How long a read for a revision the store has not reached waits before 504 (as Kubernetes). */
@@ -556,7 +557,7 @@ export class ObjectStore {
     if (this.kind.undeletable?.has(name)) throw errors.forbidden(this.groupResource, name, 'this namespace may not be deleted');
     for (let attempt = 0; attempt < maxWriteAttempts; attempt++) {
       const current = this.get(namespace, name);
-      const obj = current.object;
+      const obj = current.object as KObject;
       const pre = options.preconditions;
       // rest.BeforeDelete words these with the kind (not the resource) as the conflicting "resource"
       const byKind = { group: this.kind.group, resource: this.kind.kind };
@@ -566,16 +567,22 @@ export class ObjectStore {
       if (pre?.resourceVersion !== undefined && pre.resourceVersion !== obj.metadata.resourceVersion) {
         throw errors.conflict(byKind, name, `the ResourceVersion in the precondition (${pre.resourceVersion}) does not match the ResourceVersion in record (${obj.metadata.resourceVersion}). The object might have been modified`);
       }
-      if (obj.metadata.deletionTimestamp) {
-        // already terminating: deleting again changes nothing
-        return this.deletedOutcome(obj, false);
-      }
-      const pending = (obj.metadata.finalizers ?? []).length > 0 || Boolean(this.kind.deletion?.blocksRemoval(obj as KObject));
-      if (pending) {
-        const next = structuredClone(obj) as KObject;
-        next.metadata.deletionTimestamp = formatTime(ctx.now);
-        next.metadata.deletionGracePeriodSeconds = 0;
-        this.kind.deletion?.markTerminating(next);
+      const deletion = this.kind.deletion;
+      const terminating = Boolean(obj.metadata.deletionTimestamp);
+      // the kind's own finalization (a namespace's spec.finalizers) is still running: nothing changes
+      if (terminating && deletion?.blocksRemoval(obj)) return { kind: 'object', object: obj, deleted: false };
+      const finalizers = this.finalizersAfterDelete(obj, options, terminating);
+      if (finalizers.length > 0 || deletion?.blocksRemoval(obj)) {
+        // finalizers pending: the object terminates (or already does) and stays until they are gone
+        if (terminating && finalizers === (obj.metadata.finalizers ?? [])) return { kind: 'object', object: obj, deleted: false };
+        const next = structuredClone(obj);
+        if (finalizers.length > 0) next.metadata.finalizers = [...finalizers];
+        else delete next.metadata.finalizers;
+        if (!terminating) {
+          next.metadata.deletionTimestamp = formatTime(ctx.now);
+          next.metadata.deletionGracePeriodSeconds = 0;
+          deletion?.markTerminating(next);
+        }
         if (ctx.dryRun) return { kind: 'object', object: next, deleted: false };
         const out = await this.commit('update', this.canonical(next), ctx, current.revision);
         if (out instanceof StoredObject) return { kind: 'object', object: out.object, deleted: false };
@@ -585,7 +592,7 @@ export class ObjectStore {
       if (ctx.dryRun) return this.deletedOutcome(obj, true);
       const result = await this.deps.writer.submit({ op: 'delete', key: this.key(namespace, name), expectedRevision: current.revision });
       if (result.ok) {
-        const last = structuredClone(obj) as KObject;
+        const last = structuredClone(obj);
         last.metadata.resourceVersion = String(result.revision);
         return this.deletedOutcome(last, true);
       }
@@ -593,6 +600,19 @@ export class ObjectStore {
       throw this.failure(result, name);
     }
     throw errors.staleUpdate(this.groupResource, name);
+  }
+
+  /**
+   * The metadata.finalizers a DELETE leaves: the garbage collector's `orphan` / `foregroundDeletion`
+   * as the options, the existing finalizers and the kind's default policy choose (when the garbage
+   * collector is enabled). The same array when unchanged.
+   */
+  private finalizersAfterDelete(obj: Readonly<KObject>, options: DeleteOptions, terminating: boolean): readonly string[] {
+    const finalizers = obj.metadata.finalizers ?? [];
+    if (!this.deps.config.enableGarbageCollector) return finalizers;
+    const own = this.kind.deletion?.finalizersOnFirstDelete;
+    if (own && !terminating) return own(finalizers, options);
+    return finalizersAfterDelete(this.kind.garbageCollectionPolicy ?? 'DeleteDependents', finalizers, options);
   }
 
   private deletedOutcome(obj: Readonly<KObject>, deleted: boolean): DeleteOutcome {

@@ -1,4 +1,5 @@
 import { fieldErrors } from '../../status/status-error.js';
+import { namespaceFinalizersAfterDelete } from '../deletion-policy.js';
 import { fieldLabelNotSupported, type KindDeclaration } from '../kind.js';
 import { typeAndMeta, type KObject } from '../meta.js';
 import { s } from '../schema.js';
@@ -65,6 +66,7 @@ export const namespaceKind: KindDeclaration = {
       ns.status = { ...(ns.status ?? {}), phase: 'Terminating' };
     },
     blocksRemoval: (obj) => ((obj as NamespaceObject).spec?.finalizers ?? []).length > 0,
+    finalizersOnFirstDelete: namespaceFinalizersAfterDelete,
   },
   undeletable: new Set(['default', 'orch-system', 'orch-public']),
   prepareForCreate(obj) {
