@@ -14,6 +14,7 @@ import { serviceAccountKind } from './api/core/service-account.js';
 import type { KindDeclaration } from './api/kind.js';
 import { builtinKinds, KindRegistry } from './api/registry.js';
 import type { ServerConfig } from './config/flags.js';
+import { GarbageCollector } from './controllers/garbage-collector/garbage-collector.js';
 import { NamespaceController, namespacedKinds, controllerManager } from './controllers/namespace-controller.js';
 import { ServiceAccountController } from './controllers/service-account-controller.js';
 import { HealthEndpoint, type HealthCheck } from './http/health.js';
@@ -176,6 +177,7 @@ export async function startApiServer(config: ServerConfig, log: Logger): Promise
   const controllers = [
     new ServiceAccountController(readModel, store(serviceAccountKind), onControllerError),
     new NamespaceController(readModel, store(namespaceKind), namespacedKinds(kinds.kinds).map(store), onControllerError),
+    ...(config.enableGarbageCollector ? [new GarbageCollector({ readModel, kinds, storeOf: (k) => stores.get(k), onError: onControllerError })] : []),
   ];
   postStartHooks.set('start-service-account-controller', true);
   postStartHooks.set('start-namespace-controller', true);
