@@ -574,10 +574,11 @@ export class ObjectStore {
       const finalizers = this.finalizersAfterDelete(obj, options, terminating);
       if (finalizers.length > 0 || deletion?.blocksRemoval(obj)) {
         // finalizers pending: the object terminates (or already does) and stays until they are gone
-        if (terminating && finalizers === (obj.metadata.finalizers ?? [])) return { kind: 'object', object: obj, deleted: false };
+        const unchanged = finalizers.length === (obj.metadata.finalizers ?? []).length && finalizers.every((f, i) => obj.metadata.finalizers?.[i] === f);
+        if (terminating && unchanged) return { kind: 'object', object: obj, deleted: false };
         const next = structuredClone(obj);
-        if (finalizers.length > 0) next.metadata.finalizers = [...finalizers];
-        else delete next.metadata.finalizers;
+        if (!unchanged && finalizers.length > 0) next.metadata.finalizers = [...finalizers];
+        else if (!unchanged) delete next.metadata.finalizers;
         if (!terminating) {
           next.metadata.deletionTimestamp = formatTime(ctx.now);
           next.metadata.deletionGracePeriodSeconds = 0;
