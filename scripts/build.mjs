@@ -19,3 +19,6 @@ const status = ts.createSolutionBuilder(host, [`${root}tsconfig.json`], {}).buil
 if (status !== ts.ExitStatus.Success) process.exit(1);
 
 pruneDist(root);
+
+// what /version reports of this build (commit, tree state, time)
+await import('./build-info.mjs');

@@ -17,6 +17,7 @@ import { ApiRegistry } from './api/registry/api-registry.js';
 import { builtinKinds } from './api/registry/builtin.js';
 import type { ServerConfig } from './config/flags.js';
 import { offeredEncodings } from './codec/media-types.js';
+import { GarbageCollector } from './controllers/garbage-collector/garbage-collector.js';
 import { NamespaceController, controllerManager } from './controllers/namespace-controller.js';
 import { ServiceAccountController } from './controllers/service-account-controller.js';
 import { MaxInflightLimiter } from './flowcontrol/max-inflight.js';
@@ -183,6 +184,7 @@ export async function startApiServer(config: ServerConfig, log: Logger): Promise
   const controllers = [
     new ServiceAccountController(readModel, stores.of(serviceAccountKind), onControllerError),
     new NamespaceController(readModel, stores.of(namespaceKind), () => stores.namespaced(), onControllerError),
+    ...(config.enableGarbageCollector ? [new GarbageCollector({ readModel, kinds, storeOf: (k) => stores.of(k), onError: onControllerError })] : []),
   ];
   postStartHooks.set('start-service-account-controller', true);
   postStartHooks.set('start-namespace-controller', true);

@@ -3,6 +3,7 @@
  * selectors and managed fields all read this; none of them special-cases a kind.
  */
 import type { FieldError } from '../status/status-error.js';
+import type { GarbageCollectionPolicy, PropagationOptions } from './deletion-policy.js';
 import type { KObject } from './meta.js';
 import type { StructSchema } from './schema.js';
 import type { TableColumn } from './printing.js';
@@ -69,7 +70,11 @@ export interface KindDeclaration {
     markTerminating(obj: KObject): void;
     /** true while the object must stay although metadata.finalizers is empty */
     blocksRemoval(obj: KObject): boolean;
+    /** the garbage collector's finalizers after the first DELETE, where the kind has its own rule (namespaces) */
+    finalizersOnFirstDelete?(finalizers: readonly string[], options: PropagationOptions): readonly string[];
   };
+  /** what a DELETE naming no propagation does with dependents (DefaultGarbageCollectionPolicy); `DeleteDependents` when absent */
+  garbageCollectionPolicy?: GarbageCollectionPolicy;
   /** server-side printing columns (kubectl get); the default Name / Created At when absent */
   table?: readonly TableColumn[];
   validate(obj: KObject): FieldError[];

@@ -50,6 +50,7 @@ export const ownerReferenceSchema: StructSchema = s.struct('OwnerReference', {
   blockOwnerDeletion: s.boolean('If true, the owner cannot be deleted from storage until this reference is removed.'),
 });
 ownerReferenceSchema.proto = { kind: 1, name: 3, uid: 4, apiVersion: 5, controller: 6, blockOwnerDeletion: 7 };
+ownerReferenceSchema.required = ['apiVersion', 'kind', 'name', 'uid'];
 
 export const managedFieldsEntrySchema: StructSchema = s.struct('ManagedFieldsEntry', {
   manager: s.string('Manager is an identifier of the workflow managing these fields.'),
@@ -158,6 +159,7 @@ export function listSchemaOf(item: StructSchema): StructSchema {
   if (!list) {
     list = s.struct(`${item.goName}List`, { apiVersion: s.string(), kind: s.string(), metadata: listMetaSchema, items: s.atomicList(item) });
     list.proto = { metadata: 1, items: 2 };
+    list.required = ['items'];
     listSchemas.set(item, list);
   }
   return list;

@@ -73,6 +73,7 @@ const rawExtensionSchema = s.struct('RawExtension', {}, 'RawExtension is used to
 
 const watchEventSchema = s.struct('WatchEvent', { type: s.string(), object: rawExtensionSchema },
   'Event represents a single event to a watched resource.');
+watchEventSchema.required = ['type', 'object'];
 
 const patchSchema = s.struct('Patch', {}, 'Patch is provided to give a concrete name and type to the PATCH request body.');
 
@@ -80,18 +81,21 @@ const serverAddressSchema = s.struct('ServerAddressByClientCIDR', {
   clientCIDR: s.string('The CIDR with which clients can match their IP to figure out the server address that they should use.'),
   serverAddress: s.string('Address of this server, suitable for a client that matches the above CIDR.'),
 }, 'ServerAddressByClientCIDR helps the client to determine the server address that they should use, depending on the clientCIDR that they match.');
+serverAddressSchema.required = ['clientCIDR', 'serverAddress'];
 const serverAddresses = s.atomicList(serverAddressSchema, 'a map of client CIDR to server address that is serving this group.');
 
 const groupVersionSchema = s.struct('GroupVersionForDiscovery', {
   groupVersion: s.string('groupVersion specifies the API group and version in the form "group/version"'),
   version: s.string('version specifies the version in the form of "version".'),
 }, 'GroupVersion contains the "group/version" and "version" string of a version.');
+groupVersionSchema.required = ['groupVersion', 'version'];
 
 const apiVersionsSchema = s.struct('APIVersions', {
   ...typeMeta,
   versions: s.atomicList(s.string(), 'versions are the api versions that are available.'),
   serverAddressByClientCIDRs: serverAddresses,
 }, 'APIVersions lists the versions that are available, to allow clients to discover the API at /api, which is the root path of the legacy v1 API.');
+apiVersionsSchema.required = ['versions', 'serverAddressByClientCIDRs'];
 
 const apiGroupSchema = s.struct('APIGroup', {
   ...typeMeta,
@@ -100,11 +104,13 @@ const apiGroupSchema = s.struct('APIGroup', {
   preferredVersion: groupVersionSchema,
   serverAddressByClientCIDRs: serverAddresses,
 }, 'APIGroup contains the name, the supported versions, and the preferred version of a group.');
+apiGroupSchema.required = ['name', 'versions'];
 
 const apiGroupListSchema = s.struct('APIGroupList', {
   ...typeMeta,
   groups: s.atomicList(apiGroupSchema, 'groups is a list of APIGroup.'),
 }, 'APIGroupList is a list of APIGroup, to allow clients to discover the API at /apis.');
+apiGroupListSchema.required = ['groups'];
 
 const apiResourceSchema = s.struct('APIResource', {
   name: s.string('name is the plural name of the resource.'),
@@ -118,18 +124,19 @@ const apiResourceSchema = s.struct('APIResource', {
   categories: s.atomicList(s.string(), "categories is a list of the grouped resources this resource belongs to (e.g. 'all')"),
   storageVersionHash: s.string('The hash value of the storage version, the version this resource is converted to when written to the data store.'),
 }, 'APIResource specifies the name of a resource and whether it is namespaced.');
+apiResourceSchema.required = ['name', 'singularName', 'namespaced', 'kind', 'verbs'];
 
 const apiResourceListSchema = s.struct('APIResourceList', {
   ...typeMeta,
   groupVersion: s.string('groupVersion is the group and version this APIResourceList is for.'),
   resources: s.atomicList(apiResourceSchema, 'resources contains the name of the resources and if they are namespaced.'),
 }, 'APIResourceList is a list of APIResource, it is used to expose the name of the resources supported in a specific group and version, and if the resource is namespaced.');
+apiResourceListSchema.required = ['groupVersion', 'resources'];
 
 interface Definition {
   schema: StructSchema;
   gvks: GroupVersionKind[];
   description?: string;
-  required?: readonly string[];
 }
 
 /**
@@ -188,7 +195,7 @@ function catalogOf(registry: ApiRegistry): Catalog {
   catalog.add(statusSchema, metaPackage, { gvks: core('Status') });
   catalog.add(deleteOptionsSchema, metaPackage, { gvks: everyGroupVersion('DeleteOptions') });
   catalog.add(rawExtensionSchema, runtimePackage);
-  catalog.add(watchEventSchema, metaPackage, { gvks: everyGroupVersion('WatchEvent'), required: ['type', 'object'] });
+  catalog.add(watchEventSchema, metaPackage, { gvks: everyGroupVersion('WatchEvent') });
   catalog.add(patchSchema, metaPackage);
   for (const discovery of [apiVersionsSchema, apiGroupListSchema, apiGroupSchema, apiResourceListSchema]) {
     catalog.add(discovery, metaPackage, { gvks: core(discovery.goName) });
@@ -198,7 +205,6 @@ function catalogOf(registry: ApiRegistry): Catalog {
     catalog.add(listSchemaOf(k.schema), kindPackage(k), {
       gvks: [{ group: k.group, kind: k.listKind, version: k.version }],
       description: `${k.listKind} is a list of ${k.kind} objects.`,
-      required: ['items'],
     });
   }
   return catalog;
@@ -236,19 +242,29 @@ function elementDefault(schema: Schema): unknown {
   }
 }
 
-function property(schema: Schema, catalog: Catalog, d: Dialect, element = false): Json {
+/**
+ * The zero value v3 gives a required field (one Go serializes without omitempty): scalars and
+ * structs, times included; lists and maps go without.
+ */
+function requiredDefault(schema: Schema): unknown {
+  return schema.type === 'time' || schema.type === 'microTime' ? {} : elementDefault(schema);
+}
+
+/** `element`: the schema of a list's or map's items; `required`: a field its struct lists as required. */
+function property(schema: Schema, catalog: Catalog, d: Dialect, element = false, required = false): Json {
   // a struct's description describes the field holding it, so an element struct goes without
   const described = schema.description && !(element && schema.type === 'struct') ? { description: schema.description } : {};
-  const zero = d.defaults && (element || (schema.type === 'struct' && embeddedByValue.has(schema)))
-    ? elementDefault(schema) : undefined;
+  const zero = !d.defaults ? undefined
+    : element || (schema.type === 'struct' && embeddedByValue.has(schema)) ? elementDefault(schema)
+      : required ? requiredDefault(schema) : undefined;
   const withDefault = zero === undefined ? {} : { default: zero };
   switch (schema.type) {
     case 'string': case 'boolean': return { ...described, ...withDefault, type: schema.type };
     case 'integer': return { ...described, ...withDefault, type: 'integer', format: schema.format };
     case 'bytes': return { ...described, type: 'string', format: 'byte' };
     case 'any': return { ...described, type: 'object' };
-    case 'time': return ref(d, timeName, described);
-    case 'microTime': return ref(d, microTimeName, described);
+    case 'time': return ref(d, timeName, { ...described, ...withDefault });
+    case 'microTime': return ref(d, microTimeName, { ...described, ...withDefault });
     case 'struct': return ref(d, catalog.nameOf(schema), { ...described, ...withDefault });
     case 'map':
       return {
@@ -274,8 +290,10 @@ function definitions(catalog: Catalog, d: Dialect): Json {
     const fields = Object.entries(def.schema.fields);
     out[name] = {
       ...(def.description ? { description: def.description } : {}),
-      ...(fields.length > 0 ? { properties: Object.fromEntries(fields.map(([f, schema]) => [f, property(schema, catalog, d)])) } : {}),
-      ...(def.required ? { required: [...def.required] } : {}),
+      ...(fields.length > 0 ? {
+        properties: Object.fromEntries(fields.map(([f, schema]) => [f, property(schema, catalog, d, false, def.schema.required?.includes(f))])),
+      } : {}),
+      ...(def.schema.required ? { required: [...def.schema.required] } : {}),
       type: 'object',
       ...extensions({
         'map-type': def.schema.structType === 'atomic' ? 'atomic' : undefined,

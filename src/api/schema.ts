@@ -37,6 +37,8 @@ export interface StructSchema extends Described {
   goName: string;
   fields: Readonly<Record<string, Schema>>;
   structType?: MapType;
+  /** fields Kubernetes' OpenAPI lists as required (those its Go type serializes without omitempty) */
+  required?: readonly string[];
   /** protobuf field numbers, as in Kubernetes' generated.proto for this message */
   proto?: Readonly<Record<string, number>>;
 }

@@ -34,6 +34,7 @@ export interface ServerConfig {
   readonly authorizationModes: string[];
   /** Absolute. */
   readonly dataDir: string;
+  readonly enableGarbageCollector: boolean;
   readonly requestTimeoutMs: number;
   readonly minRequestTimeoutSeconds: number;
   readonly eventTtlMs: number;
@@ -299,6 +300,15 @@ const FLAGS: readonly AnyFlagSpec[] = [
       'Directory of the server\'s PKI (pki/) and admin kubeconfig (admin.kubeconfig), and of the embedded SQLite store when --etcd-servers is empty. ' +
       'A relative path is resolved against the working directory.',
     validate: (dir, flag) => (dir === '' ? `${flag} must not be empty` : undefined),
+  },
+  {
+    name: 'enable-garbage-collector',
+    type: 'bool',
+    key: 'enableGarbageCollector',
+    default: true,
+    help:
+      'Enables the generic garbage collector: DELETE adds the orphan and foregroundDeletion finalizers ' +
+      'that propagationPolicy asks for, and the built-in garbage collector controller deletes or orphans dependents.',
   },
   {
     name: 'etcd-cafile',

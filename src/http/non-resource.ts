@@ -6,16 +6,13 @@ import {
   aggregatedDiscovery, aggregatedDiscoveryMediaType, apiGroup, apiGroupList, apiResourceList, apiVersions, discoveryEtag,
 } from '../api/discovery.js';
 import type { ApiRegistry } from '../api/registry/api-registry.js';
+import { serverVersion } from '../config/build-info.js';
 import { errors } from '../status/status-error.js';
 import { header, type Exchange } from './exchange.js';
 import type { HealthEndpoint } from './health.js';
 import { parseMediaRanges } from './negotiation.js';
 import { OpenApiHandler } from './openapi-handler.js';
 
-export const serverVersion = {
-  major: '1', minor: '32', gitVersion: 'v1.32.0', gitCommit: 'orch-apiserver', gitTreeState: 'clean',
-  buildDate: '2026-11-01T00:00:00Z', goVersion: `node${process.versions.node}`, compiler: 'node', platform: `${process.platform}/${process.arch === 'x64' ? 'amd64' : process.arch}`,
-};
 
 /** One aggregated discovery document, in each group name a client may ask for it by. */
 interface Aggregated { bodies: ReadonlyMap<string, string>; etag: string }

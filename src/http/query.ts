@@ -117,6 +117,8 @@ export function parseWriteQuery(q: URLSearchParams, optionsKind: 'CreateOptions'
 }
 
 const propagationPolicies = ['Foreground', 'Background', 'Orphan'];
+/** how ValidateDeleteOptions lists them: an unset policy is the fourth choice */
+const supportedPropagationPolicies = [...propagationPolicies, 'nil'];
 
 /** DeleteOptions from the query and an optional body; the body wins where both speak. */
 export function deleteOptionsFrom(q: URLSearchParams, body: Record<string, unknown> | undefined): { dryRun: boolean; options: DeleteOptions } {
@@ -126,6 +128,8 @@ export function deleteOptionsFrom(q: URLSearchParams, body: Record<string, unkno
   if (grace !== undefined) options.gracePeriodSeconds = grace;
   const policy = q.get('propagationPolicy');
   if (policy) options.propagationPolicy = policy;
+  const orphan = parseBoolParam(q, 'orphanDependents');
+  if (orphan !== undefined) options.orphanDependents = orphan;
   let dryRun = write.dryRun;
   if (body) {
     if (body.kind !== undefined && body.kind !== 'DeleteOptions') {
@@ -133,6 +137,7 @@ export function deleteOptionsFrom(q: URLSearchParams, body: Record<string, unkno
     }
     if (typeof body.gracePeriodSeconds === 'number') options.gracePeriodSeconds = body.gracePeriodSeconds;
     if (typeof body.propagationPolicy === 'string') options.propagationPolicy = body.propagationPolicy;
+    if (typeof body.orphanDependents === 'boolean') options.orphanDependents = body.orphanDependents;
     const pre = body.preconditions as { uid?: unknown; resourceVersion?: unknown } | undefined;
     if (pre && typeof pre === 'object') {
       options.preconditions = {};
@@ -145,8 +150,11 @@ export function deleteOptionsFrom(q: URLSearchParams, body: Record<string, unkno
     }
   }
   const errs: FieldError[] = [];
+  if (options.orphanDependents !== undefined && options.propagationPolicy !== undefined) {
+    errs.push(fieldErrors.invalid('propagationPolicy', options.propagationPolicy, 'orphanDependents and deletionPropagation cannot be both set'));
+  }
   if (options.propagationPolicy !== undefined && !propagationPolicies.includes(options.propagationPolicy)) {
-    errs.push(fieldErrors.notSupported('propagationPolicy', options.propagationPolicy, propagationPolicies));
+    errs.push(fieldErrors.notSupported('propagationPolicy', options.propagationPolicy, supportedPropagationPolicies));
   }
   if (options.gracePeriodSeconds !== undefined && options.gracePeriodSeconds < 0) {
     errs.push(fieldErrors.invalid('gracePeriodSeconds', options.gracePeriodSeconds, 'must be greater than or equal to 0'));

@@ -211,7 +211,8 @@ export class ResourceHandler {
     const { dryRun, options } = await this.deleteOptions(ex);
     const outcome = await store.delete(namespace, name, options, this.writeContext(ex, undefined, dryRun));
     if (outcome.kind === 'status') ex.sendSuccessStatus(outcome.details);
-    else ex.sendObject(200, outcome.object);
+    // kube-apiserver's one case of 202: not yet deleted, and the (deprecated) orphanDependents=false asked for cascading
+    else ex.sendObject(!outcome.deleted && options.orphanDependents === false ? 202 : 200, outcome.object);
   }
 
   private async deleteCollection(ex: Exchange, store: ObjectStore, kind: KindDeclaration, namespace: string | undefined): Promise<void> {

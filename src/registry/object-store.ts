@@ -5,6 +5,7 @@
  * retried by one guaranteed-update loop when they race. A store serves one view (group, version)
  * of a stored resource: objects convert at its edges when the view is not the storage version.
  */
+import { finalizersAfterDelete } from '../api/deletion-policy.js';
 import { storageResourceOf, type KindDeclaration } from '../api/kind.js';
 import type { KObject } from '../api/meta.js';
 import { formatTime } from '../api/schema.js';
@@ -306,16 +307,23 @@ export class ObjectStore {
       if (pre?.resourceVersion !== undefined && pre.resourceVersion !== obj.metadata.resourceVersion) {
         throw errors.conflict(byKind, name, `the ResourceVersion in the precondition (${pre.resourceVersion}) does not match the ResourceVersion in record (${obj.metadata.resourceVersion}). The object might have been modified`);
       }
-      if (obj.metadata.deletionTimestamp) {
-        // already terminating: deleting again changes nothing
-        return this.deletedOutcome(obj, false);
-      }
-      const pending = (obj.metadata.finalizers ?? []).length > 0 || Boolean(this.kind.deletion?.blocksRemoval(obj as KObject));
-      if (pending) {
+      const deletion = this.kind.deletion;
+      const terminating = Boolean(obj.metadata.deletionTimestamp);
+      // the kind's own finalization (a namespace's spec.finalizers) is still running: nothing changes
+      if (terminating && deletion?.blocksRemoval(obj as KObject)) return { kind: 'object', object: obj, deleted: false };
+      const finalizers = this.finalizersAfterDelete(obj, options, terminating);
+      if (finalizers.length > 0 || deletion?.blocksRemoval(obj as KObject)) {
+        // finalizers pending: the object terminates (or already does) and stays until they are gone
+        const unchanged = finalizers.length === (obj.metadata.finalizers ?? []).length && finalizers.every((f, i) => obj.metadata.finalizers?.[i] === f);
+        if (terminating && unchanged) return { kind: 'object', object: obj, deleted: false };
         const next = structuredClone(obj) as KObject;
-        next.metadata.deletionTimestamp = formatTime(ctx.now);
-        next.metadata.deletionGracePeriodSeconds = 0;
-        this.kind.deletion?.markTerminating(next);
+        if (!unchanged && finalizers.length > 0) next.metadata.finalizers = [...finalizers];
+        else if (!unchanged) delete next.metadata.finalizers;
+        if (!terminating) {
+          next.metadata.deletionTimestamp = formatTime(ctx.now);
+          next.metadata.deletionGracePeriodSeconds = 0;
+          deletion?.markTerminating(next);
+        }
         if (ctx.dryRun) return { kind: 'object', object: next, deleted: false };
         const out = await this.commit('update', canonical(this.kind, next), ctx, stored.revision);
         if (out instanceof StoredObject) return { kind: 'object', object: out.object, deleted: false };
@@ -333,6 +341,19 @@ export class ObjectStore {
       throw this.failure(result, name);
     }
     throw errors.staleUpdate(this.groupResource, name);
+  }
+
+  /**
+   * The metadata.finalizers a DELETE leaves: the garbage collector's `orphan` / `foregroundDeletion`
+   * as the options, the existing finalizers and the kind's default policy choose (when the garbage
+   * collector is enabled). The same array when unchanged.
+   */
+  private finalizersAfterDelete(obj: Readonly<KObject>, options: DeleteOptions, terminating: boolean): readonly string[] {
+    const finalizers = obj.metadata.finalizers ?? [];
+    if (!this.deps.config.enableGarbageCollector) return finalizers;
+    const own = this.kind.deletion?.finalizersOnFirstDelete;
+    if (own && !terminating) return own(finalizers, options);
+    return finalizersAfterDelete(this.kind.garbageCollectionPolicy ?? 'DeleteDependents', finalizers, options);
   }
 
   private deletedOutcome(obj: Readonly<KObject>, deleted: boolean): DeleteOutcome {

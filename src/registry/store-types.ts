@@ -1,4 +1,5 @@
 /** What the generic store takes and answers: write contexts, list queries and results, delete options. */
+import type { PropagationOptions } from '../api/deletion-policy.js';
 import type { StrategyContext } from '../api/kind.js';
 import type { KObject } from '../api/meta.js';
 import type { FieldSelector } from '../api/selection/field-selector.js';
@@ -37,10 +38,9 @@ export interface ListResult {
   remainingItemCount?: number;
 }
 
-export interface DeleteOptions {
+export interface DeleteOptions extends PropagationOptions {
   preconditions?: { uid?: string; resourceVersion?: string };
   gracePeriodSeconds?: number;
-  propagationPolicy?: string;
 }
 
 /** What a DELETE answers: the object (deleted or terminating) or, for some kinds, a Success Status. */
@@ -53,7 +53,8 @@ export interface RegistryDeps {
   writer: WriterClient;
   snapshots: SnapshotCache;
   admission: AdmissionChain;
-  config: { eventTtlMs: number; continueTtlMs: number };
+  /** `enableGarbageCollector`: DELETE adds the garbage collector's finalizers (kube-apiserver's --enable-garbage-collector) */
+  config: { eventTtlMs: number; continueTtlMs: number; enableGarbageCollector: boolean };
 }
 
 export function parseResourceVersion(rv: string): number {

@@ -134,6 +134,35 @@ describe('error answers', () => {
       assert.equal(res.headers.warning, undefined);
     });
 
+    it('keeps only the declared fields of nested references (ObjectReference, LocalObjectReference, EventSource, EventSeries)', async () => {
+      const account = {
+        apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'nested-refs' },
+        secrets: [{ kind: 'Secret', name: 's', fieldPath: 'data', extra: 1 }], imagePullSecrets: [{ name: 'p', namespace: 'other' }],
+      };
+      const warned = await rawPost(server, saPath(ns), JSON.stringify(account));
+      assert.equal(warned.status, 201, warned.body);
+      assert.equal(warned.headers.warning, '299 - "unknown field \\"secrets[0].extra\\"", 299 - "unknown field \\"imagePullSecrets[0].namespace\\""');
+      assert.deepEqual(warned.json.secrets, [{ kind: 'Secret', name: 's', fieldPath: 'data' }]);
+      assert.deepEqual(warned.json.imagePullSecrets, [{ name: 'p' }]);
+      const strict = await rawPost(server, `${saPath(ns)}?fieldValidation=Strict`, JSON.stringify({ ...account, metadata: { name: 'nested-strict' } }));
+      expectStatus(strict, 400, 'BadRequest', 'ServiceAccount in version "v1" cannot be handled as a ServiceAccount: '
+        + 'strict decoding error: unknown field "secrets[0].extra", unknown field "imagePullSecrets[0].namespace"');
+
+      const event = {
+        apiVersion: 'events.orch.io/v1', kind: 'Event', metadata: { name: 'nested-refs' }, eventTime: '2024-01-01T00:00:00.000000Z',
+        reportingController: 'example.com/c', reportingInstance: 'i', action: 'Act', reason: 'Why', type: 'Normal',
+        regarding: { kind: 'ServiceAccount', namespace: ns, name: 'nested-refs', labels: {} },
+        related: { kind: 'Secret', name: 's', selfLink: '/x' },
+        deprecatedSource: { component: 'c', node: 'n' },
+      };
+      const strictEvent = await rawPost(server, `${evPath(ns)}?fieldValidation=Strict`, JSON.stringify(event));
+      expectStatus(strictEvent, 400, 'BadRequest', 'Event in version "v1" cannot be handled as a Event: strict decoding error: '
+        + 'unknown field "regarding.labels", unknown field "related.selfLink", unknown field "deprecatedSource.node"');
+      const series = await rawPost(server, `${evPath(ns)}?fieldValidation=Strict`,
+        JSON.stringify({ ...event, regarding: { kind: 'ServiceAccount', namespace: ns, name: 'x' }, related: undefined, deprecatedSource: undefined, series: { count: 2, lastObservedTime: '2024-01-01T00:00:01.000000Z', state: 'Ongoing' } }));
+      expectStatus(series, 400, 'BadRequest', 'Event in version "v1" cannot be handled as a Event: strict decoding error: unknown field "series.state"');
+    });
+
     const dup = (name: string) => `{"apiVersion":"v1","kind":"ServiceAccount","metadata":{"name":"${name}","name":"${name}"}}`;
 
     it('reports a duplicate field as a Warning by default', async () => {

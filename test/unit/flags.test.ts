@@ -176,6 +176,7 @@ describe('parseFlags', () => {
         anonymousAuth: true,
         authorizationModes: ['AlwaysAllow'],
         dataDir: resolve('./data'),
+        enableGarbageCollector: true,
         requestTimeoutMs: 60_000,
         minRequestTimeoutSeconds: 1800,
         eventTtlMs: 3_600_000,
@@ -364,6 +365,7 @@ describe('parseFlags', () => {
     assert.match(help, /^ {6}--secure-port int +The port .* \(default 6443\)$/m);
     assert.match(help, /^ {6}--bind-address ip +.*loopback.* \(default 127\.0\.0\.1\)$/m);
     assert.match(help, /^ {6}--anonymous-auth +Enables .* \(default true\)$/m);
+    assert.match(help, /^ {6}--enable-garbage-collector +Enables the generic garbage collector.* \(default true\)$/m);
     assert.match(help, /^ {6}--request-timeout duration +.* \(default 1m0s\)$/m);
     assert.match(help, /^ {6}--authorization-mode strings +.* \(default \[AlwaysAllow\]\)$/m);
     assert.match(help, /^ {6}--data-dir string +.* \(default "\.\/data"\)$/m);

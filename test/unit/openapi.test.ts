@@ -110,6 +110,37 @@ describe('definitions (v2)', () => {
     assert.equal(ext(v2.definitions[`${meta}.ObjectMeta`], 'group-version-kind'), undefined);
   });
 
+  it('lists the required fields of every type as kube-apiserver 1.32 does, and no others', () => {
+    const expected: Record<string, string[] | undefined> = {
+      [saName]: undefined, [`${saName}List`]: ['items'],
+      'io.orch.api.core.v1.Namespace': undefined, 'io.orch.api.core.v1.NamespaceList': ['items'],
+      'io.orch.api.core.v1.NamespaceSpec': undefined, 'io.orch.api.core.v1.NamespaceStatus': undefined,
+      'io.orch.api.core.v1.NamespaceCondition': ['type', 'status'],
+      'io.orch.api.core.v1.Secret': undefined, 'io.orch.api.core.v1.SecretList': ['items'],
+      'io.orch.api.core.v1.ObjectReference': undefined, 'io.orch.api.core.v1.LocalObjectReference': undefined,
+      'io.orch.api.events.v1.EventSource': undefined,
+      'io.orch.api.events.v1.Event': ['eventTime'], 'io.orch.api.events.v1.EventList': ['items'],
+      'io.orch.api.events.v1.EventSeries': ['count', 'lastObservedTime'],
+      [`${meta}.ObjectMeta`]: undefined, [`${meta}.ListMeta`]: undefined, [`${meta}.ManagedFieldsEntry`]: undefined,
+      [`${meta}.OwnerReference`]: ['apiVersion', 'kind', 'name', 'uid'],
+      [`${meta}.Status`]: undefined, [`${meta}.StatusDetails`]: undefined, [`${meta}.StatusCause`]: undefined,
+      [`${meta}.DeleteOptions`]: undefined, [`${meta}.Preconditions`]: undefined, [`${meta}.Patch`]: undefined,
+      [`${meta}.WatchEvent`]: ['type', 'object'],
+      [`${meta}.APIVersions`]: ['versions', 'serverAddressByClientCIDRs'],
+      [`${meta}.APIGroupList`]: ['groups'], [`${meta}.APIGroup`]: ['name', 'versions'],
+      [`${meta}.GroupVersionForDiscovery`]: ['groupVersion', 'version'],
+      [`${meta}.ServerAddressByClientCIDR`]: ['clientCIDR', 'serverAddress'],
+      [`${meta}.APIResourceList`]: ['groupVersion', 'resources'],
+      [`${meta}.APIResource`]: ['name', 'singularName', 'namespaced', 'kind', 'verbs'],
+      [`${meta}.Time`]: undefined, [`${meta}.MicroTime`]: undefined, 'io.orch.apimachinery.pkg.runtime.RawExtension': undefined,
+    };
+    assert.deepEqual(Object.keys(v2.definitions).sort(), Object.keys(expected).sort(), 'every definition is listed here');
+    for (const [name, required] of Object.entries(expected)) {
+      assert.deepEqual(v2.definitions[name].required, required, name);
+      for (const field of required ?? []) assert.ok(v2.definitions[name].properties[field], `${name} requires a field it has: ${field}`);
+    }
+  });
+
   it('resolves every $ref', () => {
     const refs = refsIn(v2);
     assert.ok(refs.length > 100);
@@ -231,6 +262,22 @@ describe('OpenAPI v3 documents', () => {
     assert.deepEqual(om.creationTimestamp.allOf, [{ $ref: `#/components/schemas/${meta}.Time` }]);
     assert.deepEqual(om.finalizers.items, { default: '', type: 'string' });
     assert.equal(core.openapi, '3.0.0');
+  });
+
+  it('gives required scalars and times their zero value as default (v3 only); required lists none', () => {
+    const schemas = events.components.schemas;
+    const series = schemas['io.orch.api.events.v1.EventSeries'].properties;
+    assert.equal(series.count.default, 0);
+    assert.deepEqual(series.lastObservedTime.default, {});
+    assert.deepEqual(schemas['io.orch.api.events.v1.Event'].properties.eventTime.default, {});
+    assert.equal(schemas['io.orch.api.events.v1.Event'].properties.note.default, undefined, 'an optional field has none');
+    const resource = schemas[`${meta}.APIResource`].properties;
+    assert.equal(resource.name.default, '');
+    assert.equal(resource.namespaced.default, false);
+    assert.equal(resource.verbs.default, undefined);
+    assert.equal(resource.group.default, undefined);
+    assert.equal(core.components.schemas[`${meta}.OwnerReference`].properties.uid.default, '');
+    assert.equal(v2.definitions['io.orch.api.events.v1.EventSeries'].properties.count.default, undefined, 'v2 writes no defaults');
   });
 
   it('describes request bodies and responses by media type', () => {

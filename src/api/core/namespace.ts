@@ -1,4 +1,5 @@
 import { fieldErrors } from '../../status/status-error.js';
+import { namespaceFinalizersAfterDelete } from '../deletion-policy.js';
 import { fieldLabelNotSupported, type KindDeclaration } from '../kind.js';
 import { typeAndMeta, type KObject } from '../meta.js';
 import { s } from '../schema.js';
@@ -23,6 +24,7 @@ const namespaceConditionSchema = s.struct('NamespaceCondition', {
   message: s.string('Human-readable message indicating details about last transition.'),
 });
 namespaceConditionSchema.proto = { type: 1, status: 2, lastTransitionTime: 4, reason: 5, message: 6 };
+namespaceConditionSchema.required = ['type', 'status'];
 
 function setNameLabel(obj: KObject): void {
   obj.metadata.labels = { ...(obj.metadata.labels ?? {}), [namespaceNameLabel]: obj.metadata.name ?? '' };
@@ -64,6 +66,7 @@ export const namespaceKind: KindDeclaration = {
       ns.status = { ...(ns.status ?? {}), phase: 'Terminating' };
     },
     blocksRemoval: (obj) => ((obj as NamespaceObject).spec?.finalizers ?? []).length > 0,
+    finalizersOnFirstDelete: namespaceFinalizersAfterDelete,
   },
   prepareForCreate(obj) {
     const ns = obj as NamespaceObject;

@@ -4,7 +4,7 @@
  * discovery, OpenAPI, the stores, the encoder pool and the controllers all read it, and those that
  * cache what they derive from it (discovery documents, OpenAPI) rebuild when its generation moves.
  */
-import { storageResourceOf, type KindDeclaration } from '../kind.js';
+import { apiVersionOf, storageResourceOf, type KindDeclaration } from '../kind.js';
 
 export type RegistryListener = (change: { added: readonly KindDeclaration[]; removed: readonly KindDeclaration[] }) => void;
 
@@ -14,12 +14,28 @@ function pathKey(group: string, version: string, resource: string): string {
 
 export class ApiRegistry {
   private readonly byPath = new Map<string, KindDeclaration>();
+  /** `apiVersion/kind` → declaration (the REST mapping) */
+  private readonly byKind = new Map<string, KindDeclaration>();
+  /** storage table → the storage version's declaration */
+  private readonly byTable = new Map<string, KindDeclaration>();
   private readonly listeners = new Set<RegistryListener>();
   /** bumped on every change: a cache derived from the registry is current while its generation matches */
   generation = 0;
 
   constructor(kinds: readonly KindDeclaration[] = []) {
-    for (const k of kinds) this.byPath.set(pathKey(k.group, k.version, k.resource), k);
+    for (const k of kinds) this.index(k);
+  }
+
+  private index(k: KindDeclaration): void {
+    this.byPath.set(pathKey(k.group, k.version, k.resource), k);
+    this.byKind.set(`${apiVersionOf(k)}/${k.kind}`, k);
+    if (!k.storage) this.byTable.set(storageResourceOf(k), k);
+  }
+
+  private unindex(k: KindDeclaration): void {
+    this.byPath.delete(pathKey(k.group, k.version, k.resource));
+    if (this.byKind.get(`${apiVersionOf(k)}/${k.kind}`) === k) this.byKind.delete(`${apiVersionOf(k)}/${k.kind}`);
+    if (this.byTable.get(storageResourceOf(k)) === k) this.byTable.delete(storageResourceOf(k));
   }
 
   /** Every served declaration, views included, in registration order. */
@@ -32,14 +48,14 @@ export class ApiRegistry {
         throw new Error(`${k.resource} in ${k.group || 'core'}/${k.version} is already served`);
       }
     }
-    for (const k of kinds) this.byPath.set(pathKey(k.group, k.version, k.resource), k);
+    for (const k of kinds) this.index(k);
     this.changed(kinds, []);
   }
 
   /** Stops serving these declarations (their stored objects stay in storage). */
   remove(...kinds: KindDeclaration[]): void {
     const removed = kinds.filter((k) => this.byPath.get(pathKey(k.group, k.version, k.resource)) === k);
-    for (const k of removed) this.byPath.delete(pathKey(k.group, k.version, k.resource));
+    for (const k of removed) this.unindex(k);
     if (removed.length) this.changed([], removed);
   }
 
@@ -72,13 +88,17 @@ export class ApiRegistry {
    * on stored objects whatever their version (namespace deletion, garbage collection) uses these.
    */
   storageKinds(): KindDeclaration[] {
-    return this.kinds.filter((k) => !k.storage);
+    return [...this.byTable.values()];
+  }
+
+  /** The declaration an `apiVersion` and `kind` pair names (an ownerReference's): the REST mapping. */
+  kindFor(apiVersion: string, kind: string): KindDeclaration | undefined {
+    return this.byKind.get(`${apiVersion}/${kind}`);
   }
 
   /** The declaration whose representation is stored in a storage table. */
   storageKind(table: string): KindDeclaration | undefined {
-    for (const k of this.byPath.values()) if (!k.storage && storageResourceOf(k) === table) return k;
-    return undefined;
+    return this.byTable.get(table);
   }
 
   private changed(added: readonly KindDeclaration[], removed: readonly KindDeclaration[]): void {

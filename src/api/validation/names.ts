@@ -4,6 +4,7 @@
  */
 import { fieldErrors, type FieldError } from '../../status/status-error.js';
 import type { ObjectMeta } from '../meta.js';
+import { validateOwnerReferences, validatePropagationFinalizers } from './owner-references.js';
 
 const dns1123LabelFmt = '[a-z0-9]([-a-z0-9]*[a-z0-9])?';
 const dns1123SubdomainFmt = `${dns1123LabelFmt}(\\.${dns1123LabelFmt})*`;
@@ -99,19 +100,14 @@ export function validateObjectMeta(meta: ObjectMeta, namespaced: boolean, nameRu
     annotationBytes += Buffer.byteLength(k) + Buffer.byteLength(v);
   }
   if (annotationBytes > totalAnnotationSizeLimit) errs.push(fieldErrors.tooLong('metadata.annotations', totalAnnotationSizeLimit));
+  errs.push(...validateOwnerReferences(meta.ownerReferences ?? []));
   const seen = new Set<string>();
   (meta.finalizers ?? []).forEach((f, i) => {
     for (const msg of isQualifiedName(f)) errs.push(fieldErrors.invalid(`metadata.finalizers[${i}]`, f, msg));
     if (seen.has(f)) errs.push(fieldErrors.duplicate(`metadata.finalizers[${i}]`, f));
     seen.add(f);
   });
-  (meta.ownerReferences ?? []).forEach((ref, i) => {
-    const p = `metadata.ownerReferences[${i}]`;
-    if (!ref.apiVersion) errs.push(fieldErrors.invalid(`${p}.apiVersion`, ref.apiVersion ?? '', 'version must not be empty'));
-    if (!ref.kind) errs.push(fieldErrors.invalid(`${p}.kind`, ref.kind ?? '', 'kind must not be empty'));
-    if (!ref.name) errs.push(fieldErrors.invalid(`${p}.name`, ref.name ?? '', 'name must not be empty'));
-    if (!ref.uid) errs.push(fieldErrors.invalid(`${p}.uid`, ref.uid ?? '', 'uid must not be empty'));
-  });
+  errs.push(...validatePropagationFinalizers(meta.finalizers ?? []));
   return errs;
 }
 
