@@ -93,7 +93,8 @@ export async function startApiServer(config: ServerConfig, log: Logger): Promise
   const store = (k: KindDeclaration) => stores.get(k) as ObjectStore;
 
   const encoders = new EncoderPool(new URL('../workers/encoder.js', import.meta.url), 2);
-  const hub = new WatchHub(readModel, new ChangeLog(readModel.revision, config.watchHistoryMs), encoders, { maxBufferedBytes: watchBufferBytes, bookmarkIntervalMs });
+  const changeLog = new ChangeLog(readModel.revision, config.watchHistoryMs);
+  const hub = new WatchHub(readModel, changeLog, encoders, { maxBufferedBytes: watchBufferBytes, bookmarkIntervalMs });
   const shutdownListeners = new Set<() => void>();
 
   const storageCheck: HealthCheck = { name: 'etcd', check: () => (writer.health.ok ? undefined : writer.health.message ?? 'storage unavailable') };
@@ -193,6 +194,7 @@ export async function startApiServer(config: ServerConfig, log: Logger): Promise
         for (const c of controllers) c.stop();
         for (const listener of [...shutdownListeners]) listener();
         await hub.closeAll();
+        changeLog.close();
         await frontDoor.close(config.requestTimeoutMs);
         await encoders.close();
         await writer.close();
