@@ -37,45 +37,59 @@ export interface WatchSpec {
   bookmarks: boolean;
   typeMeta: { kind: string; apiVersion: string };
   encoding: WatchEncoding;
-  /** the protobuf envelope of an object of this kind (protobuf watches: bookmarks and catch-up) */
+  /** the protobuf envelope of an event's object, its view applied (protobuf watches: bookmarks, catch-up, views) */
   envelope?(object: Readonly<KObject>): Uint8Array;
   /**
-   * For JSON watches of another representation (a Table): the event object's JSON. Watchers with
-   * the same `key` share each rendering.
+   * Another representation of every event's object, bookmarks included (a Table, a
+   * PartialObjectMetadata), as kube-apiserver converts each event. Watchers whose views have the
+   * same `key` share each frame, built on the front thread.
    */
-  render?: { key: string; json(object: StoredObject): string };
-  /** for CBOR watches: one event as a self-described CBOR item of the sequence */
+  view?: WatchView;
+  /** for CBOR watches: one event as a self-described CBOR item of the sequence, its view applied */
   cbor?(type: WatchEventType, object: Readonly<KObject>): Uint8Array;
 }
 
-/** A frame built on the front thread: a JSON line, or a CBOR item. */
-export function inlineFrame(spec: Pick<WatchSpec, 'render' | 'cbor'>, type: WatchEventType, object: StoredObject): Frame {
+export interface WatchView {
+  key: string;
+  convert(object: Readonly<KObject>): Record<string, unknown>;
+}
+
+/** Whether a watcher's frames come from the encoder pool: protobuf of the kind's own objects. */
+export function pooled(spec: Pick<WatchSpec, 'encoding' | 'view'>): boolean {
+  return spec.encoding === 'protobuf' && !spec.view;
+}
+
+/** A frame built on the front thread: a JSON line, a CBOR item, or a protobuf frame of a view. */
+export function inlineFrame(spec: Pick<WatchSpec, 'encoding' | 'view' | 'envelope' | 'cbor'>, type: WatchEventType, object: StoredObject): Frame {
+  if (spec.encoding === 'protobuf' && spec.envelope) return encodeWatchFrame(type, spec.envelope(object.object));
   return spec.cbor ? spec.cbor(type, object.object) : jsonFrame(type, eventJson(spec, object));
 }
 
-/** The JSON an event carries for a watcher: the object's served JSON, or its rendering. */
-export function eventJson(spec: Pick<WatchSpec, 'render'>, object: StoredObject): string {
-  return spec.render ? spec.render.json(object) : object.json;
+/** The JSON an event carries for a watcher: the object's served JSON, or its view's. */
+export function eventJson(spec: Pick<WatchSpec, 'view'>, object: StoredObject): string {
+  return spec.view ? JSON.stringify(spec.view.convert(object.object)) : object.json;
 }
 
 export function jsonFrame(type: WatchEventType, objectJson: string): string {
   return `{"type":"${type}","object":${objectJson}}\n`;
 }
 
-function bookmarkObject(typeMeta: { kind: string; apiVersion: string }, revision: number, initialEventsEnd: boolean): KObject {
+function bookmarkObject(typeMeta: { kind: string; apiVersion: string }, revision: number, annotations: Readonly<Record<string, string>> | undefined): KObject {
   const metadata: KObject['metadata'] = { resourceVersion: String(revision) };
-  if (initialEventsEnd) metadata.annotations = { 'orch.io/initial-events-end': 'true' };
+  if (annotations) metadata.annotations = { ...annotations };
   return { kind: typeMeta.kind, apiVersion: typeMeta.apiVersion, metadata };
 }
 
-export function bookmarkFrame(spec: Pick<WatchSpec, 'typeMeta' | 'encoding' | 'envelope' | 'cbor'>, revision: number, initialEventsEnd = false): Frame {
+/** A BOOKMARK: an empty object of the kind (its view's, for a view) at `revision`, with `annotations` if any. */
+export function bookmarkFrame(spec: Pick<WatchSpec, 'typeMeta' | 'encoding' | 'envelope' | 'cbor' | 'view'>, revision: number, annotations?: Readonly<Record<string, string>>): Frame {
   if (spec.encoding === 'protobuf' && spec.envelope) {
-    return encodeWatchFrame('BOOKMARK', spec.envelope(bookmarkObject(spec.typeMeta, revision, initialEventsEnd)));
+    return encodeWatchFrame('BOOKMARK', spec.envelope(bookmarkObject(spec.typeMeta, revision, annotations)));
   }
-  if (spec.cbor) return spec.cbor('BOOKMARK', bookmarkObject(spec.typeMeta, revision, initialEventsEnd));
+  if (spec.cbor) return spec.cbor('BOOKMARK', bookmarkObject(spec.typeMeta, revision, annotations));
+  if (spec.view) return jsonFrame('BOOKMARK', JSON.stringify(spec.view.convert(bookmarkObject(spec.typeMeta, revision, annotations))));
   const { typeMeta } = spec;
-  const annotations = initialEventsEnd ? ',"annotations":{"orch.io/initial-events-end":"true"}' : '';
-  return jsonFrame('BOOKMARK', `{"kind":${JSON.stringify(typeMeta.kind)},"apiVersion":${JSON.stringify(typeMeta.apiVersion)},"metadata":{"resourceVersion":"${revision}","creationTimestamp":null${annotations}}}`);
+  const extra = annotations ? `,"annotations":${JSON.stringify(annotations)}` : '';
+  return jsonFrame('BOOKMARK', `{"kind":${JSON.stringify(typeMeta.kind)},"apiVersion":${JSON.stringify(typeMeta.apiVersion)},"metadata":{"resourceVersion":"${revision}","creationTimestamp":null${extra}}}`);
 }
 
 /** The previous content of an object that stopped matching a selector, at the change's revision. */
@@ -91,21 +105,21 @@ interface FrameSource {
   leftSelectorFrame(spec: WatchSpec): Frame;
 }
 
-/** Frames built on the front thread (JSON, Table renderings, CBOR), once per shape and shared. */
+/** Frames built on the front thread (JSON, CBOR, views), once per shape and shared. */
 class InlineFrames implements FrameSource {
   private readonly built = new Map<string, Frame>();
   private left: StoredObject | undefined;
   constructor(private readonly change: ObjectChange) {}
 
   frame(type: 'ADDED' | 'MODIFIED' | 'DELETED', spec: WatchSpec): Frame {
-    const key = `${spec.encoding}|${spec.render?.key ?? ''}|${type}`;
+    const key = `${spec.encoding}|${spec.view?.key ?? ''}|${type}`;
     let f = this.built.get(key);
     if (f === undefined) this.built.set(key, (f = inlineFrame(spec, type, this.change.object)));
     return f;
   }
 
   leftSelectorFrame(spec: WatchSpec): Frame {
-    const key = `${spec.encoding}|${spec.render?.key ?? ''}|left`;
+    const key = `${spec.encoding}|${spec.view?.key ?? ''}|left`;
     let f = this.built.get(key);
     if (f === undefined) this.built.set(key, (f = inlineFrame(spec, 'DELETED', (this.left ??= leftSelectorObject(this.change)))));
     return f;
@@ -181,9 +195,11 @@ export class Watcher {
     return this.spec.bookmarks && now - this.lastBookmarkAt >= intervalMs;
   }
 
-  sendBookmark(revision: number, initialEventsEnd = false): void {
+  /** A bookmark never names a revision before the watch's start (a watch from a future version). */
+  sendBookmark(revision: number, annotations?: Readonly<Record<string, string>>): void {
     this.lastBookmarkAt = Date.now();
-    this.send([bookmarkFrame(this.spec, revision, initialEventsEnd)]);
+    if (revision < this.spec.startRevision) return;
+    this.send([bookmarkFrame(this.spec, revision, annotations)]);
   }
 
   close(): void {
@@ -284,7 +300,7 @@ export class WatchHub {
       let frames: InlineFrames | undefined;
       let wantsBinary = false;
       for (const w of watchers) {
-        if (w.spec.encoding === 'protobuf') {
+        if (pooled(w.spec)) {
           wantsBinary = true;
           if (w.spec.filtered) binaryFiltered.add(change.resource);
           continue;
@@ -340,13 +356,13 @@ export class WatchHub {
         const source = new ProtobufFrames(envelopes[at], left[i] !== undefined ? envelopes[left[i] as number] : undefined);
         at += left[i] !== undefined ? 2 : 1;
         for (const w of this.byResource.get(change.resource) ?? []) {
-          if (w.spec.encoding === 'protobuf' && w.offer(change, source)) touched.add(w);
+          if (pooled(w.spec) && w.offer(change, source)) touched.add(w);
         }
       });
       for (const w of touched) this.counters.eventsSent += w.flush(this.options.maxBufferedBytes);
     }, () => {
       // an encoding failure ends the protobuf streams of these resources: clients resume and relist
-      for (const change of changes) for (const w of this.byResource.get(change.resource) ?? []) if (w.spec.encoding === 'protobuf') w.close();
+      for (const change of changes) for (const w of this.byResource.get(change.resource) ?? []) if (pooled(w.spec)) w.close();
     });
   }
 
@@ -360,7 +376,7 @@ export class WatchHub {
     const run = () => {
       // everything up to `target` has been handed out (or, for protobuf, queued in order)
       const revision = this.pending.length === 0 && !this.roundActive ? Math.max(this.readModel.revision, this.delivered) : this.delivered;
-      if (w.spec.encoding !== 'protobuf') fn(revision);
+      if (!pooled(w.spec)) fn(revision);
       else this.binaryDeliveries = this.binaryDeliveries.then(() => fn(revision), () => fn(revision));
     };
     if (this.delivered >= target) run();
