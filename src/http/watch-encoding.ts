@@ -34,12 +34,13 @@ function viewOf(kind: KindDeclaration, representation: WatchRepresentation | und
     const { table } = representation;
     return {
       key: `table:${table.group}/${table.version}:${table.includeObject}`,
+      perObject: false,
       // each event's object a Table of one row, as `kubectl get -w` asks
       convert: (o) => tableOf(kind, [o], o.metadata.resourceVersion ? { resourceVersion: o.metadata.resourceVersion } : {}, table, Date.now()) as Record<string, unknown>,
     };
   }
   const { gv } = representation;
-  return { key: `partial:${gv.group}/${gv.version}`, convert: (o) => partialObjectMetadataOf(o, gv) };
+  return { key: `partial:${gv.group}/${gv.version}`, perObject: true, convert: (o) => partialObjectMetadataOf(o, gv) };
 }
 
 /** The encoders of a watch's event objects (bookmarks included), its view applied. */

@@ -15,7 +15,7 @@ import { partialObjectMetadataListOfObject } from '../codec/partial-metadata.js'
 import { parseResourceVersion, type ObjectStore } from '../registry/object-store.js';
 import type { ReadModel, StoredObject } from '../store/read-model.js';
 import { errors, StatusError } from '../status/status-error.js';
-import { inlineFrame, leftSelectorObject, pooled, type Frame, type WatchEncoding, type WatchHub, type WatchSink, type WatchSpec } from '../watch/watch-hub.js';
+import { leftSelectorObject, type Frame, type WatchEncoding, type WatchHub, type WatchSink, type WatchSpec } from '../watch/watch-hub.js';
 import type { Exchange } from './exchange.js';
 import { parseWatchQuery, type WatchQuery } from './query.js';
 import type { RequestInfo } from './request-info.js';
@@ -85,9 +85,7 @@ function catchUp(plan: WatchPlan, deps: WatchDeps): { frames: Frame[]; expired?:
   const rm = deps.readModel;
   const frames: Frame[] = [];
   const { matches } = plan.spec;
-  const spec = { ...plan.spec, startRevision: rm.revision };
-  const frame = (type: 'ADDED' | 'MODIFIED' | 'DELETED', stored: StoredObject): Frame =>
-    pooled(plan.spec) ? deps.hub.catchUpFrame(type, stored, spec) : inlineFrame(plan.spec, type, stored);
+  const frame = (type: 'ADDED' | 'MODIFIED' | 'DELETED', stored: StoredObject): Frame => deps.hub.catchUpFrame(type, stored, plan.spec);
   if (plan.initialEvents) {
     const table = rm.table(plan.kind.resource);
     const lo = plan.namespace ? `${plan.namespace}/` : table.minKey() ?? '';

@@ -52,6 +52,8 @@ export interface WatchSpec {
 export interface WatchView {
   key: string;
   convert(object: Readonly<KObject>): Record<string, unknown>;
+  /** the conversion depends on the object version alone (not on the time, as a Table's ages do): its frames may be kept */
+  perObject: boolean;
 }
 
 /** Whether a watcher's frames come from the encoder pool: protobuf of the kind's own objects. */
@@ -235,6 +237,8 @@ export class WatchHub {
   private binaryDeliveries: Promise<void> = Promise.resolve();
   /** protobuf envelopes of object versions that new watchers caught up on */
   private readonly envelopes = new WeakMap<StoredObject, Uint8Array>();
+  /** view frames (PartialObjectMetadata) of object versions that new watchers caught up on */
+  private readonly viewFrames = new WeakMap<StoredObject, Map<string, Frame>>();
   /** changes committed since the last round took its share: the next round sends them together */
   private pending: ObjectChange[] = [];
   private roundActive = false;
@@ -383,11 +387,24 @@ export class WatchHub {
     else this.afterDelivery.push({ revision: target, run });
   }
 
-  /** A catch-up frame for a new protobuf watcher; each object version is encoded once, however many watchers start. */
-  catchUpFrame(type: 'ADDED' | 'MODIFIED' | 'DELETED', stored: StoredObject, spec: WatchSpec): Uint8Array {
-    let envelope = this.envelopes.get(stored);
-    if (!envelope) this.envelopes.set(stored, (envelope = (spec.envelope as NonNullable<WatchSpec['envelope']>)(stored.object)));
-    return encodeWatchFrame(type, envelope);
+  /**
+   * A catch-up frame for a new watcher. Protobuf envelopes and the frames of views that depend on
+   * the object alone are built once per object version, however many watchers start; plain JSON
+   * reuses the object's served JSON.
+   */
+  catchUpFrame(type: 'ADDED' | 'MODIFIED' | 'DELETED', stored: StoredObject, spec: Omit<WatchSpec, 'startRevision'>): Frame {
+    if (pooled(spec)) {
+      let envelope = this.envelopes.get(stored);
+      if (!envelope) this.envelopes.set(stored, (envelope = (spec.envelope as NonNullable<WatchSpec['envelope']>)(stored.object)));
+      return encodeWatchFrame(type, envelope);
+    }
+    if (!spec.view?.perObject) return inlineFrame(spec, type, stored);
+    let frames = this.viewFrames.get(stored);
+    if (!frames) this.viewFrames.set(stored, (frames = new Map()));
+    const key = `${spec.encoding}|${spec.view.key}|${type}`;
+    let frame = frames.get(key);
+    if (frame === undefined) frames.set(key, (frame = inlineFrame(spec, type, stored)));
+    return frame;
   }
 
   private bookmarks(): void {
