@@ -12,7 +12,8 @@ import { partialObjectMetadataListOf, partialObjectMetadataOf, type MetaGroupVer
 import { encodeEnvelope, encodeWatchFrame } from '../codec/protobuf.js';
 import { tableOf, type TableRequest } from '../codec/table.js';
 import type { StatusObject } from '../status/status-error.js';
-import { jsonFrame, type Frame, type WatchEncoding, type WatchSpec, type WatchView } from '../watch/watch-hub.js';
+import { jsonFrame, type Frame, type WatchEncoding, type WatchView } from '../watch/frames.js';
+import type { WatchSpec } from '../watch/watch-hub.js';
 
 /** A representation other than the kind's objects that a watch asked for. */
 export type WatchRepresentation =

@@ -15,7 +15,8 @@ import { partialObjectMetadataListOfObject } from '../codec/partial-metadata.js'
 import { parseResourceVersion, type ObjectStore } from '../registry/object-store.js';
 import type { ReadModel, StoredObject } from '../store/read-model.js';
 import { errors, StatusError } from '../status/status-error.js';
-import { leftSelectorObject, type Frame, type WatchEncoding, type WatchHub, type WatchSink, type WatchSpec } from '../watch/watch-hub.js';
+import { leftSelectorObject, type Frame, type WatchEncoding } from '../watch/frames.js';
+import type { WatchHub, WatchSink, WatchSpec } from '../watch/watch-hub.js';
 import type { Exchange } from './exchange.js';
 import { parseWatchQuery, type WatchQuery } from './query.js';
 import type { RequestInfo } from './request-info.js';

@@ -6,7 +6,8 @@ import { watchEncoders } from '../../src/http/watch-encoding.js';
 import { ReadModel, StoredObject } from '../../src/store/read-model.js';
 import type { EncoderPool } from '../../src/watch/encoder-pool.js';
 import { ChangeLog } from '../../src/watch/change-log.js';
-import { WatchHub, type Frame, type WatchSink, type WatchSpec } from '../../src/watch/watch-hub.js';
+import type { Frame } from '../../src/watch/frames.js';
+import { WatchHub, type WatchSink, type WatchSpec } from '../../src/watch/watch-hub.js';
 
 /** An encoder pool that encodes in-process and counts what it was asked to encode. */
 function countingPool() {
