@@ -117,7 +117,8 @@ export async function startApiServer(config: ServerConfig, log: Logger): Promise
 
   // watch fan-out
   encoders.useKinds((table) => kinds.storageKind(table));
-  const hub = new WatchHub(readModel, new ChangeLog(readModel.revision, config.watchHistoryMs), encoders, { maxBufferedBytes: watchBufferBytes, bookmarkIntervalMs });
+  const changeLog = new ChangeLog(readModel.revision, config.watchHistoryMs);
+  const hub = new WatchHub(readModel, changeLog, encoders, { maxBufferedBytes: watchBufferBytes, bookmarkIntervalMs });
   const shutdownListeners = new Set<() => void>();
 
   // the request pipeline and what it ends in
@@ -202,6 +203,7 @@ export async function startApiServer(config: ServerConfig, log: Logger): Promise
         for (const c of controllers) c.stop();
         for (const listener of [...shutdownListeners]) listener();
         await hub.closeAll();
+        changeLog.close();
         await frontDoor.close(config.requestTimeoutMs);
         await encoders.close();
         await writer.close();

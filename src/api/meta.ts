@@ -151,6 +151,40 @@ export const statusSchema: StructSchema = s.struct('Status', {
 });
 statusSchema.proto = { metadata: 1, status: 2, message: 3, reason: 4, details: 5, code: 6 };
 
+/** The options of a DELETE, which clients send as a body (client-go in Protobuf) or as query parameters. */
+export const preconditionsSchema: StructSchema = s.struct('Preconditions', {
+  uid: s.string('Specifies the target UID.'),
+  resourceVersion: s.string('Specifies the target ResourceVersion'),
+}, 'Must be fulfilled before a deletion is carried out. If not possible, a 409 Conflict status will be returned.');
+preconditionsSchema.proto = { uid: 1, resourceVersion: 2 };
+
+export const deleteOptionsSchema: StructSchema = s.struct('DeleteOptions', {
+  apiVersion: s.string('APIVersion defines the versioned schema of this representation of an object.'),
+  kind: s.string('Kind is a string value representing the REST resource this object represents.'),
+  gracePeriodSeconds: s.int64('The duration in seconds before the object should be deleted. Value must be non-negative integer. The value zero indicates delete immediately.'),
+  preconditions: preconditionsSchema,
+  orphanDependents: s.boolean('Deprecated: please use the PropagationPolicy. Should the dependent objects be orphaned.'),
+  propagationPolicy: s.string('Whether and how garbage collection will be performed: Orphan, Background or Foreground.'),
+  dryRun: s.atomicList(s.string(), 'When present, indicates that modifications should not be persisted. Valid values are: - All: all dry run stages will be processed'),
+}, 'DeleteOptions may be provided when deleting an API object.');
+deleteOptionsSchema.proto = { gracePeriodSeconds: 1, preconditions: 2, orphanDependents: 3, propagationPolicy: 4, dryRun: 5 };
+
+/** Any object as its metadata alone (`as=PartialObjectMetadata`), and a list of them. */
+export const partialObjectMetadataSchema: StructSchema = s.struct('PartialObjectMetadata', {
+  apiVersion: s.string(),
+  kind: s.string(),
+  metadata: objectMetaSchema,
+});
+partialObjectMetadataSchema.proto = { metadata: 1 };
+
+export const partialObjectMetadataListSchema: StructSchema = s.struct('PartialObjectMetadataList', {
+  apiVersion: s.string(),
+  kind: s.string(),
+  metadata: listMetaSchema,
+  items: s.atomicList(partialObjectMetadataSchema),
+});
+partialObjectMetadataListSchema.proto = { metadata: 1, items: 2 };
+
 const listSchemas = new WeakMap<StructSchema, StructSchema>();
 
 /** The `<Kind>List` message of a kind: ListMeta and the items. */

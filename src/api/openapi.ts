@@ -11,7 +11,7 @@ import { createHash } from 'node:crypto';
 
 import { apiResourceList, type GroupVersionKind } from './discovery.js';
 import type { KindDeclaration, Verb } from './kind.js';
-import { listMetaSchema, listSchemaOf, objectMetaSchema, statusSchema } from './meta.js';
+import { deleteOptionsSchema, listMetaSchema, listSchemaOf, objectMetaSchema, statusSchema } from './meta.js';
 import type { ApiRegistry } from './registry/api-registry.js';
 import { s, type Schema, type StructSchema } from './schema.js';
 
@@ -54,20 +54,6 @@ const typeMeta = {
   apiVersion: s.string('APIVersion defines the versioned schema of this representation of an object.'),
   kind: s.string('Kind is a string value representing the REST resource this object represents.'),
 };
-
-const preconditionsSchema = s.struct('Preconditions', {
-  uid: s.string('Specifies the target UID.'),
-  resourceVersion: s.string('Specifies the target ResourceVersion'),
-}, 'Must be fulfilled before a deletion is carried out. If not possible, a 409 Conflict status will be returned.');
-
-const deleteOptionsSchema = s.struct('DeleteOptions', {
-  ...typeMeta,
-  gracePeriodSeconds: s.int64('The duration in seconds before the object should be deleted. Value must be non-negative integer. The value zero indicates delete immediately.'),
-  preconditions: preconditionsSchema,
-  orphanDependents: s.boolean('Deprecated: please use the PropagationPolicy. Should the dependent objects be orphaned.'),
-  propagationPolicy: s.string('Whether and how garbage collection will be performed: Orphan, Background or Foreground.'),
-  dryRun: s.atomicList(s.string(), 'When present, indicates that modifications should not be persisted. Valid values are: - All: all dry run stages will be processed'),
-}, 'DeleteOptions may be provided when deleting an API object.');
 
 const rawExtensionSchema = s.struct('RawExtension', {}, 'RawExtension is used to hold extensions in external versions.');
 

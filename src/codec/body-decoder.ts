@@ -6,7 +6,7 @@
 import { fromYaml } from './yaml.js';
 import { apiVersionOf, type KindDeclaration } from '../api/kind.js';
 import type { KObject } from '../api/meta.js';
-import { DecodeError, decodeValue, type DecodeOutcome } from '../api/schema.js';
+import { DecodeError, decodeValue, type DecodeOutcome, type StructSchema } from '../api/schema.js';
 import { errors } from '../status/status-error.js';
 import type { Encoding } from './media-types.js';
 import { duplicateFields } from './duplicate-fields.js';
@@ -54,11 +54,22 @@ function parse(body: Buffer, encoding: Encoding, target: KindDeclaration): unkno
   }
 }
 
-/** Decodes a generic object body (DeleteOptions and the like) without a kind schema. */
-export function parseBody(body: Buffer, encoding: Encoding, what: string): Record<string, unknown> {
+/**
+ * Decodes an options body (DeleteOptions) into its JSON shape; `schema` gives the protobuf field
+ * numbers client-go's Protobuf bodies need. apiVersion and kind are left for the caller to check.
+ */
+export function parseBody(body: Buffer, encoding: Encoding, schema: StructSchema): Record<string, unknown> {
+  const what = schema.goName;
+  if (encoding === 'protobuf') {
+    try {
+      return decodeEnvelope(body, schema).object;
+    } catch (err) {
+      if (err instanceof ProtobufError) throw errors.badRequest(`error decoding ${what}: ${err.message}`);
+      throw err;
+    }
+  }
   const text = body.toString('utf8');
   let value: unknown;
-  if (encoding === 'protobuf') throw errors.unsupportedMediaType(['application/json', 'application/yaml']);
   try {
     value = encoding === 'cbor' ? decodeCbor(body) : encoding === 'yaml' ? fromYaml(text) : JSON.parse(text);
   } catch (err) {

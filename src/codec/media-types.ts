@@ -26,9 +26,18 @@ export function offeredEncodings(gateEnabled: (gate: string) => boolean): MediaT
 /** The encodings every server offers, whatever its gates. */
 export const encodings: readonly MediaTypeOffer[] = offeredEncodings(() => false);
 
-/** The media types an error message lists (Kubernetes' own name for protobuf is an alias). */
+/** Names served for an encoding under another name: not listed in error messages. */
+const aliases = new Set(['application/vnd.kubernetes.protobuf', 'application/cbor-seq']);
+
+/** The media types an error message lists, as kube-apiserver lists its serializers. */
 export function advertisedMediaTypesOf(offered: readonly MediaTypeOffer[]): string[] {
-  return offered.map((o) => o.mediaType).filter((t) => t !== 'application/vnd.kubernetes.protobuf');
+  return offered.map((o) => o.mediaType).filter((t) => !aliases.has(t));
+}
+
+/** The media types a watch can be served in, as a 406 for a watch lists them (YAML has no stream framing). */
+export function streamMediaTypesOf(offered: readonly MediaTypeOffer[]): string[] {
+  return offered.filter((o) => !aliases.has(o.mediaType) && o.encoding !== 'yaml')
+    .map((o) => (o.encoding === 'cbor' ? 'application/cbor-seq' : `${o.mediaType};stream=watch`));
 }
 
 export const advertisedMediaTypes: readonly string[] = advertisedMediaTypesOf(encodings);

@@ -13,9 +13,14 @@ import { errors, StatusError } from '../status/status-error.js';
 import { encodeEnvelope } from '../codec/protobuf.js';
 import { encodeCbor } from '../codec/cbor.js';
 import type { MediaTypeOffer } from '../codec/media-types.js';
-import { listSchemaOf, statusSchema } from '../api/meta.js';
+import { listSchemaOf, partialObjectMetadataListSchema, partialObjectMetadataSchema, statusSchema } from '../api/meta.js';
+import type { StructSchema } from '../api/schema.js';
 import { apiVersionOf, type KindDeclaration } from '../api/kind.js';
+import { parseBool } from '../config/feature-gates.js';
 import { tableOf, type IncludeObject, type TableRequest } from '../codec/table.js';
+import {
+  partialObjectMetadataListOf, partialObjectMetadataListOfObject, partialObjectMetadataOf, partialObjectMetadataOfList,
+} from '../codec/partial-metadata.js';
 import { negotiateResponse, type Negotiated } from './negotiation.js';
 
 export interface ExchangeOptions {
@@ -55,17 +60,28 @@ export class Exchange {
 
   get offered(): readonly MediaTypeOffer[] { return this.options.offered; }
 
-  /** The response encoding; throws 406 when the client accepts nothing we offer. */
+  /**
+   * The response encoding; throws 406 when the client accepts nothing we offer. A resource request
+   * may ask for a conversion (Table, PartialObjectMetadata); other requests may not.
+   */
   get negotiated(): Negotiated {
     if (this.negotiatedCache) return this.negotiatedCache;
-    const n = negotiateResponse(header(this.req, 'accept'), this.offered);
-    const prettyParam = this.query.get('pretty');
-    const agent = header(this.req, 'user-agent') ?? '';
-    // kube-apiserver indents for people: ?pretty, or a curl/wget user agent
-    const pretty = prettyParam !== null ? prettyParam === 'true' || prettyParam === '1' : n.pretty || /^(curl|wget)/i.test(agent);
-    return (this.negotiatedCache = { ...n, pretty });
+    const n = negotiateResponse(header(this.req, 'accept'), this.offered, { conversions: this.kind !== undefined });
+    return (this.negotiatedCache = { ...n, pretty: n.pretty || this.prettyPrint() });
   }
 
+  /**
+   * kube-apiserver's isPrettyPrint: a non-empty `pretty` parameter decides (strconv.ParseBool; what
+   * it cannot read is false), else people's clients get indented JSON: curl, Wget, browsers.
+   */
+  private prettyPrint(): boolean {
+    const param = this.query.get('pretty');
+    if (param) {
+      try { return parseBool(param); } catch { return false; }
+    }
+    const agent = header(this.req, 'user-agent') ?? '';
+    return agent.startsWith('curl') || agent.startsWith('Wget') || agent.startsWith('Mozilla/5.0');
+  }
 
   private headers(contentType: string, extra?: Readonly<Record<string, string>>): Record<string, string | string[]> {
     const h: Record<string, string | string[]> = { 'content-type': contentType, 'cache-control': 'no-cache, private' };
@@ -110,29 +126,47 @@ export class Exchange {
 
   /** The Table the client asked for, with its includeObject option. */
   tableRequest(): TableRequest | undefined {
-    const table = this.negotiated.table;
-    if (!table || !this.kind) return undefined;
+    const conversion = this.negotiated.conversion;
+    if (conversion?.kind !== 'Table' || !this.kind) return undefined;
     const include = this.query.get('includeObject') ?? 'Metadata';
     if (include !== 'None' && include !== 'Metadata' && include !== 'Object') {
       throw errors.badRequest(`includeObject: Unsupported value: ${JSON.stringify(include)}: supported values: "None", "Metadata", "Object"`);
     }
-    return { ...table, includeObject: include as IncludeObject };
+    return { group: conversion.group, version: conversion.version, includeObject: include as IncludeObject };
   }
 
   private sendTable(status: number, table: TableRequest, objects: readonly Readonly<KObject>[], listMeta: Record<string, unknown>): void {
     const doc = tableOf(this.kind as KindDeclaration, objects, listMeta, table, this.now);
     const n = this.negotiated;
-    this.send(status, n.mediaType, n.encoding === 'yaml' ? toYaml(doc) : `${JSON.stringify(doc, null, n.pretty ? 2 : undefined)}\n`);
+    this.send(status, n.mediaType, n.encoding === 'yaml' ? toYaml(doc) : jsonText(doc, n.pretty));
   }
 
-  /** Sends an object; stored objects reuse their cached JSON. */
+  /** A document that carries its own kind and apiVersion, in the negotiated encoding. */
+  private sendEncoded(status: number, n: Negotiated, doc: Record<string, unknown>, schema: StructSchema, headers?: Readonly<Record<string, string>>): void {
+    switch (n.encoding) {
+      case 'protobuf':
+        this.send(status, n.mediaType, encodeEnvelope(doc, schema, { apiVersion: String(doc.apiVersion), kind: String(doc.kind) }), headers);
+        return;
+      case 'cbor': this.send(status, 'application/cbor', encodeCbor(doc, schema), headers); return;
+      case 'yaml': this.send(status, n.mediaType, toYaml(doc), headers); return;
+      default: this.send(status, 'application/json', jsonText(doc, n.pretty), headers);
+    }
+  }
+
+  /** Sends an object; stored objects reuse their cached JSON. A conversion applies to every object a verb answers with. */
   sendObject(status: number, obj: StoredObject | Readonly<KObject>): void {
     const n = this.negotiated;
     const object = obj instanceof StoredObject ? obj.object : obj;
-    const table = this.tableRequest();
-    if (table) {
-      const rv = object.metadata.resourceVersion;
-      this.sendTable(status, table, [object], rv ? { resourceVersion: rv } : {});
+    const conversion = n.conversion;
+    if (conversion && this.kind) {
+      const table = this.tableRequest();
+      if (table) {
+        const rv = object.metadata.resourceVersion;
+        this.sendTable(status, table, [object], rv ? { resourceVersion: rv } : {});
+        return;
+      }
+      if (conversion.kind === 'PartialObjectMetadataList') throw partialObjectMetadataListOfObject(this.kind);
+      this.sendEncoded(status, n, partialObjectMetadataOf(object, conversion), partialObjectMetadataSchema);
       return;
     }
     if (n.encoding === 'protobuf' && this.kind) {
@@ -142,7 +176,7 @@ export class Exchange {
     }
     if (n.encoding === 'cbor') { this.send(status, 'application/cbor', encodeCbor(object, this.kind?.schema)); return; }
     if (n.encoding === 'yaml') { this.send(status, n.mediaType, toYaml(object)); return; }
-    if (n.pretty) { this.send(status, 'application/json', `${JSON.stringify(object, null, 2)}\n`); return; }
+    if (n.pretty) { this.send(status, 'application/json', jsonText(object, true)); return; }
     this.send(status, 'application/json', `${obj instanceof StoredObject ? obj.json : JSON.stringify(obj)}\n`);
   }
 
@@ -150,14 +184,20 @@ export class Exchange {
   sendDocument(status: number, doc: unknown): void {
     const n = this.negotiated;
     if (n.encoding === 'yaml') this.send(status, n.mediaType, toYaml(doc));
-    else this.send(status, 'application/json', `${JSON.stringify(doc, null, n.pretty ? 2 : undefined)}\n`);
+    else this.send(status, 'application/json', jsonText(doc, n.pretty));
   }
 
   /** Sends a list envelope around items' cached JSON, without re-serializing them. */
   sendList(listKind: string, apiVersion: string, listMeta: Record<string, unknown>, items: readonly StoredObject[]): void {
     const n = this.negotiated;
-    const table = this.tableRequest();
-    if (table) { this.sendTable(200, table, items.map((i) => i.object), listMeta); return; }
+    const conversion = n.conversion;
+    if (conversion && this.kind) {
+      const table = this.tableRequest();
+      if (table) { this.sendTable(200, table, items.map((i) => i.object), listMeta); return; }
+      if (conversion.kind === 'PartialObjectMetadata') throw partialObjectMetadataOfList(this.kind);
+      this.sendEncoded(200, n, partialObjectMetadataListOf(items.map((i) => i.object), listMeta, conversion), partialObjectMetadataListSchema);
+      return;
+    }
     if (n.encoding === 'protobuf' && this.kind) {
       const list = { metadata: listMeta, items: items.map((i) => i.object) };
       this.send(200, n.mediaType, encodeEnvelope(list, listSchemaOf(this.kind.schema), { apiVersion, kind: listKind }));
@@ -170,7 +210,7 @@ export class Exchange {
     }
     if (n.encoding !== 'json' || n.pretty) {
       const list = { kind: listKind, apiVersion, metadata: listMeta, items: items.map((i) => JSON.parse(i.itemJson) as unknown) };
-      this.send(200, n.encoding === 'yaml' ? n.mediaType : 'application/json', n.encoding === 'yaml' ? toYaml(list) : `${JSON.stringify(list, null, 2)}\n`);
+      this.send(200, n.encoding === 'yaml' ? n.mediaType : 'application/json', n.encoding === 'yaml' ? toYaml(list) : jsonText(list, true));
       return;
     }
     const parts = new Array<string>(items.length);
@@ -178,24 +218,35 @@ export class Exchange {
     this.send(200, n.mediaType, `{"kind":${JSON.stringify(listKind)},"apiVersion":${JSON.stringify(apiVersion)},"metadata":${JSON.stringify(listMeta)},"items":[${parts.join(',')}]}\n`);
   }
 
-  /** A Status in the negotiated encoding (JSON when negotiation itself failed). */
-  private sendStatus(code: number, status: object, headers?: Readonly<Record<string, string>>): void {
-    let n: Negotiated | undefined;
-    try { n = code === 406 ? undefined : this.negotiated; } catch { /* an unacceptable Accept still gets its Status in JSON */ }
-    if (n?.encoding === 'protobuf') this.send(code, n.mediaType, encodeEnvelope(status as Record<string, unknown>, statusSchema, { apiVersion: 'v1', kind: 'Status' }), headers);
-    else if (n?.encoding === 'cbor') this.send(code, 'application/cbor', encodeCbor(status), headers);
-    else if (n?.encoding === 'yaml') this.send(code, n.mediaType, toYaml(status), headers);
-    else this.send(code, 'application/json', `${JSON.stringify(status)}\n`, headers);
+  /**
+   * A Status, never converted: negotiated again without conversions, as kube-apiserver's
+   * ErrorNegotiated does, and indented JSON when even that fails (its WriteRawJSON).
+   */
+  private sendStatus(code: number, status: Record<string, unknown>, headers?: Readonly<Record<string, string>>): void {
+    let n: Negotiated;
+    try {
+      n = negotiateResponse(header(this.req, 'accept'), this.offered, { conversions: false });
+    } catch {
+      this.send(code, 'application/json', jsonText(status, true), headers);
+      return;
+    }
+    this.sendEncoded(code, { ...n, pretty: n.pretty || this.prettyPrint() }, status, statusSchema, headers);
   }
 
   sendError(err: unknown): void {
     const e = err instanceof StatusError ? err : errors.internal(err);
-    this.sendStatus(e.code, e.toStatus(), e.headers);
+    this.sendStatus(e.code, e.toStatus() as unknown as Record<string, unknown>, e.headers);
   }
 
+  /** A verb's Success Status (a delete's): in the encoding negotiated for the verb, never converted. */
   sendSuccessStatus(details: Record<string, unknown>): void {
-    this.sendStatus(200, { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', details });
+    this.sendEncoded(200, this.negotiated, { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', details }, statusSchema);
   }
+}
+
+/** JSON as kube-apiserver's serializer writes it: compact with a newline, or indented by two spaces without one. */
+function jsonText(doc: unknown, pretty: boolean): string {
+  return pretty ? JSON.stringify(doc, null, 2) : `${JSON.stringify(doc)}\n`;
 }
 
 export function header(req: Request, name: string): string | undefined {

@@ -14,20 +14,31 @@ function invalidOptions(kind: string, errs: FieldError[]) {
   return errors.invalid({ group: metaGroup, kind }, '', errs);
 }
 
-/** A boolean query parameter as Go's strconv.ParseBool reads it (a bare `?name` means true). */
+/**
+ * A boolean query parameter as Kubernetes' parameter codec reads it (runtime.Convert_Slice_string_To_bool):
+ * "0" and "false" in any case are false, anything else (an empty value too) is true; absent is undefined.
+ * It never fails: `watch=True` (the Python client) and `watch=yes` are both true.
+ */
 export function parseBoolParam(q: URLSearchParams, name: string): boolean | undefined {
   const v = q.get(name);
   if (v === null) return undefined;
-  if (v === '' || v === 'true' || v === '1' || v === 't' || v === 'T' || v === 'TRUE' || v === 'True') return true;
-  if (v === 'false' || v === '0' || v === 'f' || v === 'F' || v === 'FALSE' || v === 'False') return false;
-  throw errors.badRequest(`strconv.ParseBool: parsing ${JSON.stringify(v)}: invalid syntax`);
+  return !(v === '0' || v.toLowerCase() === 'false');
 }
 
-function parseIntParam(q: URLSearchParams, name: string): number | undefined {
+const int64Min = -(2n ** 63n);
+const int64Max = 2n ** 63n - 1n;
+
+/**
+ * An integer query parameter as the parameter codec reads it (strconv.ParseInt(v, 10, 64)): an
+ * empty or malformed value is 400 with Go's error text, as kube-apiserver answers.
+ */
+export function parseIntParam(q: URLSearchParams, name: string): number | undefined {
   const v = q.get(name);
-  if (v === null || v === '') return undefined;
-  if (!/^-?[0-9]+$/.test(v)) throw errors.badRequest(`strconv.ParseInt: parsing ${JSON.stringify(v)}: invalid syntax`);
-  return Number(v);
+  if (v === null) return undefined;
+  if (!/^[+-]?[0-9]+$/.test(v)) throw errors.badRequest(`strconv.ParseInt: parsing ${JSON.stringify(v)}: invalid syntax`);
+  const n = BigInt(v);
+  if (n < int64Min || n > int64Max) throw errors.badRequest(`strconv.ParseInt: parsing ${JSON.stringify(v)}: value out of range`);
+  return Number(n);
 }
 
 function selectors(q: URLSearchParams): { labelSelector?: LabelSelector; fieldSelector?: FieldSelector } {
@@ -43,6 +54,17 @@ function selectors(q: URLSearchParams): { labelSelector?: LabelSelector; fieldSe
   return out;
 }
 
+/**
+ * The ListOptions fields whose decoding can fail, read in the order kube-apiserver's parameter
+ * codec converts them (timeoutSeconds, limit, then the selectors): the first failure is the 400.
+ * A list decodes timeoutSeconds too (its deadline is the request timeout); a watch decodes limit.
+ */
+function decodeListOptions(q: URLSearchParams): { timeoutSeconds?: number; limit?: number; labelSelector?: LabelSelector; fieldSelector?: FieldSelector } {
+  const timeoutSeconds = parseIntParam(q, 'timeoutSeconds');
+  const limit = parseIntParam(q, 'limit');
+  return { timeoutSeconds, limit, ...selectors(q) };
+}
+
 export interface WatchQuery extends ListQuery {
   allowWatchBookmarks: boolean;
   sendInitialEvents?: boolean;
@@ -51,9 +73,9 @@ export interface WatchQuery extends ListQuery {
 
 /** ListOptions for a list (or deletecollection): selectors, paging, resourceVersion semantics. */
 export function parseListQuery(q: URLSearchParams, namespace: string | undefined): ListQuery {
-  const out: ListQuery = { namespace, ...selectors(q) };
-  const limit = parseIntParam(q, 'limit');
-  if (limit !== undefined && limit > 0) out.limit = limit;
+  const decoded = decodeListOptions(q);
+  const out: ListQuery = { namespace, labelSelector: decoded.labelSelector, fieldSelector: decoded.fieldSelector };
+  if (decoded.limit !== undefined && decoded.limit > 0) out.limit = decoded.limit;
   const cont = q.get('continue');
   if (cont) out.continue = cont;
   const rv = q.get('resourceVersion');
@@ -73,14 +95,18 @@ export function parseListQuery(q: URLSearchParams, namespace: string | undefined
 }
 
 export function parseWatchQuery(q: URLSearchParams, namespace: string | undefined, watchListEnabled: boolean): WatchQuery {
-  const out: WatchQuery = { namespace, ...selectors(q), allowWatchBookmarks: parseBoolParam(q, 'allowWatchBookmarks') ?? false };
+  const decoded = decodeListOptions(q);
+  const out: WatchQuery = {
+    namespace, labelSelector: decoded.labelSelector, fieldSelector: decoded.fieldSelector,
+    allowWatchBookmarks: parseBoolParam(q, 'allowWatchBookmarks') ?? false,
+  };
   const rv = q.get('resourceVersion');
   if (rv !== null && rv !== '') out.resourceVersion = rv;
   const match = q.get('resourceVersionMatch');
   if (match) out.resourceVersionMatch = match;
   out.sendInitialEvents = parseBoolParam(q, 'sendInitialEvents');
-  const timeout = parseIntParam(q, 'timeoutSeconds');
-  if (timeout !== undefined && timeout > 0) out.timeoutSeconds = timeout;
+  // 0 (or less) means the server's randomized default, as in kube-apiserver's ListResource
+  if (decoded.timeoutSeconds !== undefined && decoded.timeoutSeconds > 0) out.timeoutSeconds = decoded.timeoutSeconds;
   const errs: FieldError[] = [];
   if (out.sendInitialEvents !== undefined) {
     if (match !== 'NotOlderThan') errs.push(fieldErrors.forbidden('resourceVersionMatch', 'sendInitialEvents requires setting resourceVersionMatch to NotOlderThan'));
@@ -117,7 +143,7 @@ export function parseWriteQuery(q: URLSearchParams, optionsKind: 'CreateOptions'
 }
 
 const propagationPolicies = ['Foreground', 'Background', 'Orphan'];
-/** how ValidateDeleteOptions lists them: an unset policy is the fourth choice */
+/** what ValidateDeleteOptions lists as supported: the three policies, or none */
 const supportedPropagationPolicies = [...propagationPolicies, 'nil'];
 
 /** DeleteOptions from the query and an optional body; the body wins where both speak. */
@@ -128,8 +154,8 @@ export function deleteOptionsFrom(q: URLSearchParams, body: Record<string, unkno
   if (grace !== undefined) options.gracePeriodSeconds = grace;
   const policy = q.get('propagationPolicy');
   if (policy) options.propagationPolicy = policy;
-  const orphan = parseBoolParam(q, 'orphanDependents');
-  if (orphan !== undefined) options.orphanDependents = orphan;
+  // deprecated, and without a garbage collector an orphan finalizer has no effect: only validated
+  let orphanDependents = parseBoolParam(q, 'orphanDependents');
   let dryRun = write.dryRun;
   if (body) {
     if (body.kind !== undefined && body.kind !== 'DeleteOptions') {
@@ -137,7 +163,7 @@ export function deleteOptionsFrom(q: URLSearchParams, body: Record<string, unkno
     }
     if (typeof body.gracePeriodSeconds === 'number') options.gracePeriodSeconds = body.gracePeriodSeconds;
     if (typeof body.propagationPolicy === 'string') options.propagationPolicy = body.propagationPolicy;
-    if (typeof body.orphanDependents === 'boolean') options.orphanDependents = body.orphanDependents;
+    if (typeof body.orphanDependents === 'boolean') orphanDependents = body.orphanDependents;
     const pre = body.preconditions as { uid?: unknown; resourceVersion?: unknown } | undefined;
     if (pre && typeof pre === 'object') {
       options.preconditions = {};
@@ -150,7 +176,7 @@ export function deleteOptionsFrom(q: URLSearchParams, body: Record<string, unkno
     }
   }
   const errs: FieldError[] = [];
-  if (options.orphanDependents !== undefined && options.propagationPolicy !== undefined) {
+  if (orphanDependents !== undefined && options.propagationPolicy !== undefined) {
     errs.push(fieldErrors.invalid('propagationPolicy', options.propagationPolicy, 'orphanDependents and deletionPropagation cannot be both set'));
   }
   if (options.propagationPolicy !== undefined && !propagationPolicies.includes(options.propagationPolicy)) {

@@ -3,6 +3,7 @@
  * request names group, version, namespace, resource, name and subresource, and has a verb;
  * anything else is a non-resource request (health, version, discovery roots).
  */
+import { parseBoolParam } from './query.js';
 
 export interface RequestInfo {
   isResourceRequest: boolean;
@@ -66,8 +67,9 @@ export function requestInfo(method: string, path: string, query: URLSearchParams
     case 'DELETE': info.verb = info.name ? 'delete' : 'deletecollection'; break;
     default: info.verb = method.toLowerCase();
   }
-  const watchParam = query.get('watch');
-  if (info.legacyWatch || ((info.verb === 'list' || info.verb === 'get') && (watchParam === 'true' || watchParam === '1'))) {
+  // a collection GET is a watch when `watch` reads as true (any value but "0" and "false", in any
+  // case: watch=True from the Python client too); a named GET stays a get, as in RequestInfoFactory
+  if (info.legacyWatch || (info.verb === 'list' && parseBoolParam(query, 'watch') === true)) {
     info.verb = 'watch';
   }
   info.longRunning = info.verb === 'watch';

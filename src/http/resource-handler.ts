@@ -3,7 +3,7 @@
  * ObjectStore, and answer in the negotiated encoding.
  */
 import { apiVersionOf, type KindDeclaration } from '../api/kind.js';
-import type { KObject } from '../api/meta.js';
+import { deleteOptionsSchema, type KObject } from '../api/meta.js';
 import { decodeBody, decodeObject, parseBody } from '../codec/body-decoder.js';
 import { decodeCbor } from '../codec/cbor.js';
 import { fromYaml } from '../codec/yaml.js';
@@ -203,7 +203,7 @@ export class ResourceHandler {
 
   private async deleteOptions(ex: Exchange) {
     const body = await readBody(ex.req, this.deps.maxRequestBodyBytes);
-    const parsed = body.length > 0 ? parseBody(body, negotiateBody(header(ex.req, 'content-type'), ex.offered), 'DeleteOptions') : undefined;
+    const parsed = body.length > 0 ? parseBody(body, negotiateBody(header(ex.req, 'content-type'), ex.offered), deleteOptionsSchema) : undefined;
     return deleteOptionsFrom(ex.query, parsed);
   }
 

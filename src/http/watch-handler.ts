@@ -2,25 +2,25 @@
  * GET ...?watch=true: validates the request and plans its start (synthetic ADDED events, a resume
  * from a revision, sendInitialEvents with its closing bookmark), then runs the stream over a
  * transport (chunked HTTP or WebSocket) and hands it to the WatchHub for live changes. Events
- * older than the change log give one ERROR (410). The same frames go over every transport.
+ * older than the change log give one ERROR (410); a watch-list for a version the store does not
+ * reach within a few seconds one ERROR (504). The same frames go over every transport.
  */
 import type { ServerResponse } from 'node:http';
 import type { WebSocket } from 'ws';
-import { apiVersionOf, type KindDeclaration } from '../api/kind.js';
+import type { KindDeclaration } from '../api/kind.js';
 import type { KObject } from '../api/meta.js';
 import { FieldSelector } from '../api/selection/field-selector.js';
+import { streamMediaTypesOf } from '../codec/media-types.js';
+import { partialObjectMetadataListOfObject } from '../codec/partial-metadata.js';
 import { parseResourceVersion, type ObjectStore } from '../registry/object-store.js';
 import type { ReadModel, StoredObject } from '../store/read-model.js';
-import { errors } from '../status/status-error.js';
-import { encodeEnvelope, encodeWatchFrame } from '../codec/protobuf.js';
-import { encodeCbor } from '../codec/cbor.js';
-import { s, type StructSchema } from '../api/schema.js';
-import { statusSchema } from '../api/meta.js';
-import { inlineFrame, jsonFrame, leftSelectorObject, type Frame, type WatchEncoding, type WatchHub, type WatchSink, type WatchSpec } from '../watch/watch-hub.js';
-import { tableOf, type TableRequest } from '../codec/table.js';
+import { errors, StatusError } from '../status/status-error.js';
+import { leftSelectorObject, type Frame, type WatchEncoding } from '../watch/frames.js';
+import type { WatchHub, WatchSink, WatchSpec } from '../watch/watch-hub.js';
 import type { Exchange } from './exchange.js';
 import { parseWatchQuery, type WatchQuery } from './query.js';
 import type { RequestInfo } from './request-info.js';
+import { errorFrame, initialEventsEndAnnotations, watchEncoders, type WatchRepresentation } from './watch-encoding.js';
 
 export interface WatchDeps {
   hub: WatchHub;
@@ -42,25 +42,17 @@ interface WatchPlan {
   query: WatchQuery;
   spec: Omit<WatchSpec, 'startRevision'>;
   kind: KindDeclaration;
-  /** the storage table watched */
-  table: string;
+  store: ObjectStore;
   namespace?: string;
   /** the revision the client asked to start after, if any */
   requested?: number;
   initialEvents: boolean;
-}
-
-const watchEventSchemas = new WeakMap<StructSchema, StructSchema>();
-
-/** WatchEvent {type, object} around a kind, so CBOR knows the object's byte fields. */
-function watchEventSchemaOf(object: StructSchema): StructSchema {
-  let schema = watchEventSchemas.get(object);
-  if (!schema) watchEventSchemas.set(object, (schema = s.struct('WatchEvent', { type: s.string(), object })));
-  return schema;
+  /** the annotations of the bookmark that ends the initial events of a watch-list */
+  initialEventsEnd?: Record<string, string>;
 }
 
 /** Validates a watch request; throws the StatusError to answer instead. */
-export function planWatch(query: URLSearchParams, info: RequestInfo, kind: KindDeclaration, store: ObjectStore, deps: WatchDeps, encoding: WatchEncoding, table?: TableRequest): WatchPlan {
+export function planWatch(query: URLSearchParams, info: RequestInfo, kind: KindDeclaration, store: ObjectStore, deps: WatchDeps, encoding: WatchEncoding, representation?: WatchRepresentation): WatchPlan {
   const namespace = kind.namespaced && info.namespace ? info.namespace : undefined;
   const q = parseWatchQuery(query, namespace, deps.watchListEnabled);
   if (info.name) {
@@ -70,33 +62,23 @@ export function planWatch(query: URLSearchParams, info: RequestInfo, kind: KindD
   }
   store.checkFieldSelector(q.fieldSelector);
   const rv = q.resourceVersion;
-  const view = store.view;
-  // selectors see objects as this view serves them
+  const version = store.view;
+  // selectors see objects as this declaration serves them
   const matches = (o: Readonly<KObject>) =>
-    (!namespace || o.metadata.namespace === namespace) && store.matches(view.object(o), q.labelSelector, q.fieldSelector);
-  const typeMeta = { kind: kind.kind, apiVersion: apiVersionOf(kind) };
-  const tableKey = table ? `table:${table.group}/${table.version}:${table.includeObject}` : '';
+    (!namespace || o.metadata.namespace === namespace) && store.matches(version.object(o), q.labelSelector, q.fieldSelector);
+  const watchList = q.sendInitialEvents === true && q.allowWatchBookmarks;
   return {
-    query: q, kind, namespace, table: store.table,
+    query: q, kind, store, namespace,
     requested: rv && rv !== '0' ? parseResourceVersion(rv) : undefined,
     initialEvents: q.sendInitialEvents ?? (rv === undefined || rv === '0'),
+    initialEventsEnd: watchList ? initialEventsEndAnnotations(kind, encoding, representation) : undefined,
     spec: {
       resource: store.table,
-      frameKey: `${encoding}|${tableKey}|${view.identity ? '' : typeMeta.apiVersion}`,
-      view: view.identity ? undefined : (stored) => view.of(stored),
       pathPrefix: namespace ? `${namespace}/` : undefined,
       matches,
       filtered: Boolean((q.labelSelector && !q.labelSelector.empty) || (q.fieldSelector && !q.fieldSelector.empty)),
       bookmarks: q.allowWatchBookmarks,
-      typeMeta,
-      encoding,
-      envelope: encoding === 'protobuf' ? (o) => encodeEnvelope(o as Record<string, unknown>, kind.schema, typeMeta) : undefined,
-      cbor: encoding === 'cbor' ? (type, o) => encodeCbor({ type, object: o }, watchEventSchemaOf(kind.schema)) : undefined,
-      // each event's object a Table of one row, as `kubectl get -w` asks
-      render: table && {
-        key: tableKey,
-        json: (stored) => JSON.stringify(tableOf(kind, [stored.object], { resourceVersion: String(stored.revision) }, table, Date.now())),
-      },
+      ...watchEncoders(kind, encoding, representation, version.identity ? undefined : version),
     },
   };
 }
@@ -106,24 +88,19 @@ function catchUp(plan: WatchPlan, deps: WatchDeps): { frames: Frame[]; expired?:
   const rm = deps.readModel;
   const frames: Frame[] = [];
   const { matches } = plan.spec;
-  const spec = { ...plan.spec, startRevision: rm.revision };
-  const frame = (type: 'ADDED' | 'MODIFIED' | 'DELETED', stored: StoredObject): Frame =>
-    plan.spec.encoding === 'protobuf' && !plan.spec.view ? deps.hub.catchUpFrame(type, stored, spec) : inlineFrame(plan.spec, type, stored);
+  const frame = (type: 'ADDED' | 'MODIFIED' | 'DELETED', stored: StoredObject): Frame => deps.hub.catchUpFrame(type, stored, plan.spec);
   if (plan.initialEvents) {
-    const table = rm.table(plan.table);
+    const table = rm.table(plan.store.table);
     const lo = plan.namespace ? `${plan.namespace}/` : table.minKey() ?? '';
     const hi = plan.namespace ? `${plan.namespace}0` : '\uffff';
     table.forRange(lo, hi, false, (_k, v) => { if (matches(v.object)) frames.push(frame('ADDED', v)); });
     return { frames };
   }
   const from = plan.requested ?? rm.revision;
-  const changes = deps.hub.changeLog.since(from, plan.table);
+  const changes = deps.hub.changeLog.since(from, plan.store.table);
   if (!changes) {
     const status = errors.expired(`too old resource version: ${from} (${deps.hub.changeLog.floor + 1})`).toStatus();
-    const expired = plan.spec.encoding === 'protobuf'
-      ? encodeWatchFrame('ERROR', encodeEnvelope(status as unknown as Record<string, unknown>, statusSchema, { apiVersion: 'v1', kind: 'Status' }))
-      : plan.spec.encoding === 'cbor' ? encodeCbor({ type: 'ERROR', object: status }) : jsonFrame('ERROR', JSON.stringify(status));
-    return { frames, expired };
+    return { frames, expired: errorFrame(plan.spec.encoding, status) };
   }
   // replayed changes follow the same selector rules as live ones
   for (const c of changes) {
@@ -137,12 +114,35 @@ function catchUp(plan: WatchPlan, deps: WatchDeps): { frames: Frame[]; expired?:
   return { frames };
 }
 
-/** Runs a planned watch until its timeout, the client leaving, or shutdown. */
+/**
+ * A watch-list from a version the store has not reached waits for it a few seconds (the cacher's
+ * waitUntilFreshAndBlock), then fails with the 504 Status kube-apiserver sends as an ERROR event.
+ */
+async function tooLargeResourceVersion(plan: WatchPlan, readModel: ReadModel): Promise<StatusError | undefined> {
+  if (!plan.query.sendInitialEvents || plan.requested === undefined || plan.requested <= readModel.revision) return undefined;
+  try {
+    await plan.store.waitForRevision(plan.requested);
+    return undefined;
+  } catch (err) {
+    if (err instanceof StatusError) return err;
+    throw err;
+  }
+}
+
+/**
+ * Runs a planned watch until its timeout, the client leaving, or shutdown. A plain watch from a
+ * version ahead of the store starts at once and sends only changes after that version (the
+ * cacher does not block it); its timeout runs from the start.
+ */
 export async function runWatch(plan: WatchPlan, transport: WatchTransport, deps: WatchDeps): Promise<void> {
   const rm = deps.readModel;
-  // a watch from a version not reached yet waits for it (within its timeout) rather than failing
-  if (plan.requested !== undefined && plan.requested > rm.revision) await rm.waitFor(plan.requested);
+  const tooLarge = await tooLargeResourceVersion(plan, rm);
   const sink = transport.open();
+  if (tooLarge) {
+    sink.write([errorFrame(plan.spec.encoding, tooLarge.toStatus())]);
+    sink.end();
+    return;
+  }
   // catching up and registering happen in one synchronous step: no change can fall between them
   const { frames, expired } = catchUp(plan, deps);
   if (expired) {
@@ -150,10 +150,10 @@ export async function runWatch(plan: WatchPlan, transport: WatchTransport, deps:
     sink.end();
     return;
   }
-  const startRevision = rm.revision;
+  const startRevision = Math.max(rm.revision, plan.requested ?? 0);
   const watcher = deps.hub.add({ ...plan.spec, startRevision }, sink);
   if (frames.length) sink.write(frames);
-  if (plan.query.sendInitialEvents && plan.query.allowWatchBookmarks) watcher.sendBookmark(startRevision, true);
+  if (plan.initialEventsEnd) watcher.sendBookmark(startRevision, plan.initialEventsEnd);
   const hub = deps.hub;
 
   const timeoutSeconds = plan.query.timeoutSeconds ?? deps.minRequestTimeoutSeconds * (1 + Math.random());
@@ -222,8 +222,15 @@ export function webSocketTransport(ws: WebSocket): WatchTransport {
 
 export async function serveWatch(ex: Exchange, info: RequestInfo, kind: KindDeclaration, store: ObjectStore, deps: WatchDeps): Promise<void> {
   const n = ex.negotiated;
-  if (n.encoding === 'yaml') throw errors.notAcceptable(['application/json', 'application/vnd.orch.protobuf;stream=watch']);
-  const plan = planWatch(ex.query, info, kind, store, deps, n.encoding, ex.tableRequest());
-  const contentType = n.encoding === 'protobuf' ? `${n.mediaType};stream=watch` : n.encoding === 'cbor' ? 'application/cbor-seq' : n.table ? n.mediaType : 'application/json';
+  // the stream serializer of the negotiated type: YAML has none
+  if (n.encoding === 'yaml') throw errors.notAcceptable(streamMediaTypesOf(ex.offered));
+  const table = ex.tableRequest();
+  let representation: WatchRepresentation | undefined;
+  if (table) representation = { as: 'Table', table };
+  else if (n.conversion?.kind === 'PartialObjectMetadata') representation = { as: 'PartialObjectMetadata', gv: n.conversion };
+  // each event is one object: kube-apiserver cannot encode it as a list either, and breaks the stream
+  else if (n.conversion?.kind === 'PartialObjectMetadataList') throw partialObjectMetadataListOfObject(kind);
+  const plan = planWatch(ex.query, info, kind, store, deps, n.encoding, representation);
+  const contentType = n.encoding === 'protobuf' ? `${n.mediaType};stream=watch` : n.encoding === 'cbor' ? 'application/cbor-seq' : 'application/json';
   await runWatch(plan, httpTransport(ex, contentType), deps);
 }

@@ -1,7 +1,8 @@
 /**
  * The recent changes a watch can resume from: every committed change after `floor`, kept for the
  * history window and bounded in count. A watch from a revision below the floor has missed
- * changes this process no longer holds, and is told so with 410.
+ * changes this process no longer holds, and is told so with 410. Changes age out on a timer as
+ * well as on writes, so a quiet server stops offering versions older than its window.
  */
 import type { ObjectChange } from '../store/read-model.js';
 
@@ -12,8 +13,17 @@ export class ChangeLog {
   /** every change with a revision above this is in the log */
   floor: number;
 
+  private readonly trimmer: NodeJS.Timeout;
+
   constructor(startRevision: number, private readonly retentionMs: number, private readonly maxChanges = 100_000) {
     this.floor = startRevision;
+    // a second's lag past the window is as precise as a window of minutes needs; short windows check more often
+    this.trimmer = setInterval(() => this.trim(Date.now()), Math.max(10, Math.min(1000, retentionMs / 2)));
+    this.trimmer.unref();
+  }
+
+  close(): void {
+    clearInterval(this.trimmer);
   }
 
   append(changes: readonly ObjectChange[], now: number): void {

@@ -7,14 +7,13 @@
  */
 import type { KObject } from '../api/meta.js';
 import { encodeWatchFrame } from '../codec/protobuf.js';
-import { StoredObject, type ObjectChange, type ReadModel } from '../store/read-model.js';
+import type { ObjectChange, ReadModel, StoredObject } from '../store/read-model.js';
 import type { ChangeLog } from './change-log.js';
 import type { EncoderPool } from './encoder-pool.js';
-
-export type WatchEventType = 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK' | 'ERROR';
-export type WatchEncoding = 'json' | 'protobuf' | 'cbor';
-/** One whole event as sent: a JSON line, or a length-prefixed protobuf WatchEvent. */
-export type Frame = string | Uint8Array;
+import {
+  bookmarkFrame, InlineFrames, inlineFrame, leftSelectorObject, pooled, ProtobufFrames,
+  type Frame, type FrameSource, type WatchEncoding, type WatchEventType, type WatchView,
+} from './frames.js';
 
 /** Where a watch's bytes go: an HTTP response, a WebSocket. */
 export interface WatchSink {
@@ -26,15 +25,7 @@ export interface WatchSink {
 }
 
 export interface WatchSpec {
-  /** the storage table watched */
   resource: string;
-  /**
-   * Watchers with equal keys receive the same bytes for a change: encoding, rendering (Table)
-   * and the view (apiVersion) the objects are served in.
-   */
-  frameKey: string;
-  /** for a view other than the storage version: a stored object as this watch serves it */
-  view?(stored: StoredObject): StoredObject;
   /** `namespace/` key prefix, or undefined for all namespaces / cluster-scoped kinds */
   pathPrefix?: string;
   matches(object: Readonly<KObject>): boolean;
@@ -45,103 +36,16 @@ export interface WatchSpec {
   bookmarks: boolean;
   typeMeta: { kind: string; apiVersion: string };
   encoding: WatchEncoding;
-  /** the protobuf envelope of an object of this kind (protobuf watches: bookmarks and catch-up) */
+  /** the protobuf envelope of an event's object, its view applied (protobuf watches: bookmarks, catch-up, views) */
   envelope?(object: Readonly<KObject>): Uint8Array;
   /**
-   * For JSON watches of another representation (a Table): the event object's JSON. Watchers with
-   * the same `key` share each rendering.
+   * Another representation of every event's object, bookmarks included (a Table, a
+   * PartialObjectMetadata), as kube-apiserver converts each event. Watchers whose views have the
+   * same `key` share each frame, built on the front thread.
    */
-  render?: { key: string; json(object: StoredObject): string };
-  /** for CBOR watches: one event as a self-described CBOR item of the sequence */
+  view?: WatchView;
+  /** for CBOR watches: one event as a self-described CBOR item of the sequence, its view applied */
   cbor?(type: WatchEventType, object: Readonly<KObject>): Uint8Array;
-}
-
-/** A frame built on the front thread: a JSON line, a CBOR item, or the protobuf frame of a converted view. */
-export function inlineFrame(spec: Pick<WatchSpec, 'render' | 'cbor' | 'view' | 'encoding' | 'envelope'>, type: WatchEventType, stored: StoredObject): Frame {
-  const object = spec.view ? spec.view(stored) : stored;
-  if (spec.encoding === 'protobuf' && spec.envelope) return encodeWatchFrame(type, spec.envelope(object.object));
-  return spec.cbor ? spec.cbor(type, object.object) : jsonFrame(type, eventJson(spec, object));
-}
-
-/** Whether the encoder pool builds this watcher's frames (protobuf of the storage version). */
-function pooled(spec: WatchSpec): boolean {
-  return spec.encoding === 'protobuf' && !spec.view;
-}
-
-/** The JSON an event carries for a watcher: the object's served JSON, or its rendering. */
-export function eventJson(spec: Pick<WatchSpec, 'render'>, object: StoredObject): string {
-  return spec.render ? spec.render.json(object) : object.json;
-}
-
-export function jsonFrame(type: WatchEventType, objectJson: string): string {
-  return `{"type":"${type}","object":${objectJson}}\n`;
-}
-
-function bookmarkObject(typeMeta: { kind: string; apiVersion: string }, revision: number, initialEventsEnd: boolean): KObject {
-  const metadata: KObject['metadata'] = { resourceVersion: String(revision) };
-  if (initialEventsEnd) metadata.annotations = { 'orch.io/initial-events-end': 'true' };
-  return { kind: typeMeta.kind, apiVersion: typeMeta.apiVersion, metadata };
-}
-
-export function bookmarkFrame(spec: Pick<WatchSpec, 'typeMeta' | 'encoding' | 'envelope' | 'cbor'>, revision: number, initialEventsEnd = false): Frame {
-  if (spec.encoding === 'protobuf' && spec.envelope) {
-    return encodeWatchFrame('BOOKMARK', spec.envelope(bookmarkObject(spec.typeMeta, revision, initialEventsEnd)));
-  }
-  if (spec.cbor) return spec.cbor('BOOKMARK', bookmarkObject(spec.typeMeta, revision, initialEventsEnd));
-  const { typeMeta } = spec;
-  const annotations = initialEventsEnd ? ',"annotations":{"orch.io/initial-events-end":"true"}' : '';
-  return jsonFrame('BOOKMARK', `{"kind":${JSON.stringify(typeMeta.kind)},"apiVersion":${JSON.stringify(typeMeta.apiVersion)},"metadata":{"resourceVersion":"${revision}","creationTimestamp":null${annotations}}}`);
-}
-
-/** The previous content of an object that stopped matching a selector, at the change's revision. */
-export function leftSelectorObject(change: ObjectChange): StoredObject {
-  const prev = structuredClone(change.previous?.object ?? change.object.object) as KObject;
-  prev.metadata.resourceVersion = String(change.revision);
-  return new StoredObject(prev, change.revision);
-}
-
-/** The frames one change may produce for watchers of one encoding, each built on first use. */
-interface FrameSource {
-  frame(type: 'ADDED' | 'MODIFIED' | 'DELETED', spec: WatchSpec): Frame;
-  leftSelectorFrame(spec: WatchSpec): Frame;
-}
-
-/** Frames built on the front thread (JSON, Table renderings, CBOR), once per shape and shared. */
-class InlineFrames implements FrameSource {
-  private readonly built = new Map<string, Frame>();
-  private left: StoredObject | undefined;
-  constructor(private readonly change: ObjectChange) {}
-
-  frame(type: 'ADDED' | 'MODIFIED' | 'DELETED', spec: WatchSpec): Frame {
-    const key = `${spec.frameKey}|${type}`;
-    let f = this.built.get(key);
-    if (f === undefined) this.built.set(key, (f = inlineFrame(spec, type, this.change.object)));
-    return f;
-  }
-
-  leftSelectorFrame(spec: WatchSpec): Frame {
-    const key = `${spec.frameKey}|left`;
-    let f = this.built.get(key);
-    if (f === undefined) this.built.set(key, (f = inlineFrame(spec, 'DELETED', (this.left ??= leftSelectorObject(this.change)))));
-    return f;
-  }
-}
-
-class ProtobufFrames implements FrameSource {
-  private readonly built = new Map<string, Uint8Array>();
-  constructor(private readonly envelope: Uint8Array, private readonly leftEnvelope: Uint8Array | undefined) {}
-
-  frame(type: 'ADDED' | 'MODIFIED' | 'DELETED'): Uint8Array {
-    let f = this.built.get(type);
-    if (f === undefined) this.built.set(type, (f = encodeWatchFrame(type, this.envelope)));
-    return f;
-  }
-
-  leftSelectorFrame(): Uint8Array {
-    let f = this.built.get('left');
-    if (f === undefined) this.built.set('left', (f = encodeWatchFrame('DELETED', this.leftEnvelope ?? this.envelope)));
-    return f;
-  }
 }
 
 export class Watcher {
@@ -196,9 +100,11 @@ export class Watcher {
     return this.spec.bookmarks && now - this.lastBookmarkAt >= intervalMs;
   }
 
-  sendBookmark(revision: number, initialEventsEnd = false): void {
+  /** A bookmark never names a revision before the watch's start (a watch from a future version). */
+  sendBookmark(revision: number, annotations?: Readonly<Record<string, string>>): void {
     this.lastBookmarkAt = Date.now();
-    this.send([bookmarkFrame(this.spec, revision, initialEventsEnd)]);
+    if (revision < this.spec.startRevision) return;
+    this.send([bookmarkFrame(this.spec, revision, annotations)]);
   }
 
   close(): void {
@@ -234,6 +140,8 @@ export class WatchHub {
   private binaryDeliveries: Promise<void> = Promise.resolve();
   /** protobuf envelopes of object versions that new watchers caught up on */
   private readonly envelopes = new WeakMap<StoredObject, Uint8Array>();
+  /** view frames (PartialObjectMetadata) of object versions that new watchers caught up on */
+  private readonly viewFrames = new WeakMap<StoredObject, Map<string, Frame>>();
   /** changes committed since the last round took its share: the next round sends them together */
   private pending: ObjectChange[] = [];
   private roundActive = false;
@@ -382,11 +290,24 @@ export class WatchHub {
     else this.afterDelivery.push({ revision: target, run });
   }
 
-  /** A catch-up frame for a new protobuf watcher; each object version is encoded once, however many watchers start. */
-  catchUpFrame(type: 'ADDED' | 'MODIFIED' | 'DELETED', stored: StoredObject, spec: WatchSpec): Uint8Array {
-    let envelope = this.envelopes.get(stored);
-    if (!envelope) this.envelopes.set(stored, (envelope = (spec.envelope as NonNullable<WatchSpec['envelope']>)(stored.object)));
-    return encodeWatchFrame(type, envelope);
+  /**
+   * A catch-up frame for a new watcher. Protobuf envelopes and the frames of views that depend on
+   * the object alone are built once per object version, however many watchers start; plain JSON
+   * reuses the object's served JSON.
+   */
+  catchUpFrame(type: 'ADDED' | 'MODIFIED' | 'DELETED', stored: StoredObject, spec: Omit<WatchSpec, 'startRevision'>): Frame {
+    if (pooled(spec)) {
+      let envelope = this.envelopes.get(stored);
+      if (!envelope) this.envelopes.set(stored, (envelope = (spec.envelope as NonNullable<WatchSpec['envelope']>)(stored.object)));
+      return encodeWatchFrame(type, envelope);
+    }
+    if (!spec.view?.perObject) return inlineFrame(spec, type, stored);
+    let frames = this.viewFrames.get(stored);
+    if (!frames) this.viewFrames.set(stored, (frames = new Map()));
+    const key = `${spec.encoding}|${spec.view.key}|${type}`;
+    let frame = frames.get(key);
+    if (frame === undefined) frames.set(key, (frame = inlineFrame(spec, type, stored)));
+    return frame;
   }
 
   private bookmarks(): void {

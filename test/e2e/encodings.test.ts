@@ -3,8 +3,6 @@
  * decoder), CBOR behind its gate, gzip, and round trips of every kind in every encoding.
  */
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
-import { request as httpsRequest } from 'node:https';
 import { gunzipSync } from 'node:zlib';
 import { after, before, describe, it } from 'node:test';
 import { builtinKinds } from '../../src/api/registry/builtin.js';
@@ -13,48 +11,7 @@ import { decodeCbor, encodeCbor } from '../../src/codec/cbor.js';
 import { decodeEnvelope, encodeEnvelope } from '../../src/codec/protobuf.js';
 import { toYaml, fromYaml } from '../../src/codec/yaml.js';
 import { request, startServer, type TestServer } from '../support/server.js';
-
-/** Raw bytes of a response (the harness decodes text). */
-function raw(server: TestServer, path: string, headers: Record<string, string>, method = 'GET', body?: Buffer): Promise<{ status: number; headers: Record<string, unknown>; body: Buffer }> {
-  return new Promise((resolve, reject) => {
-    const req = httpsRequest(`${server.url}${path}`, { method, headers: { ...headers, ...(body ? { 'content-length': String(body.length) } : {}) }, ca: server.admin.ca, cert: server.admin.cert, key: server.admin.key, agent: false }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) }));
-    });
-    req.on('error', reject);
-    req.end(body);
-  });
-}
-
-/** protoc --decode_raw as a nested map of field number → values. */
-type Raw = Map<number, Array<string | Raw>>;
-function decodeRaw(bytes: Buffer): Raw {
-  const out = spawnSync('protoc', ['--decode_raw'], { input: bytes });
-  assert.equal(out.status, 0, String(out.stderr));
-  const root: Raw = new Map();
-  const stack: Raw[] = [root];
-  for (const line of String(out.stdout).split('\n').map((l) => l.trim()).filter(Boolean)) {
-    const top = stack[stack.length - 1];
-    let m;
-    if ((m = /^(\d+) \{$/.exec(line))) {
-      const child: Raw = new Map();
-      (top.get(Number(m[1])) ?? top.set(Number(m[1]), []).get(Number(m[1])) as Array<string | Raw>).push(child);
-      stack.push(child);
-    } else if (line === '}') {
-      stack.pop();
-    } else if ((m = /^(\d+): (.*)$/.exec(line))) {
-      const value = m[2].startsWith('"') ? JSON.parse(m[2]) as string : m[2];
-      (top.get(Number(m[1])) ?? top.set(Number(m[1]), []).get(Number(m[1])) as Array<string | Raw>).push(value);
-    }
-  }
-  return root;
-}
-const at = (r: Raw, ...path: number[]): string | Raw | undefined => {
-  let cur: string | Raw | undefined = r;
-  for (const n of path) cur = cur instanceof Map ? cur.get(n)?.[0] : undefined;
-  return cur;
-};
+import { at, decodeRaw, raw, type Raw } from '../support/wire.js';
 
 const samples: Record<string, Record<string, unknown>> = {
   namespaces: { metadata: { name: 'enc-ns', labels: { team: 'a' } } },
@@ -106,7 +63,20 @@ describe('wire encodings', () => {
       ['application/*', 'application/json'],
       ['application/vnd.orch.protobuf, application/json', 'application/vnd.orch.protobuf'],
       ['application/vnd.kubernetes.protobuf, application/json', 'application/vnd.kubernetes.protobuf'],
-      ['application/json;as=PartialObjectMetadata;g=meta.orch.io;v=v1, application/yaml', 'application/yaml'],
+      // parameters Kubernetes does not know are ignored; the ones it knows are honoured or skip the type
+      ['application/vnd.kubernetes.protobuf;type=watch', 'application/vnd.kubernetes.protobuf'],
+      ['application/json;charset=utf-8', 'application/json'],
+      ['application/json;stream=watch', 'application/json'],
+      ['application/yaml;stream=watch, application/json', 'application/json'],
+      ['application/json;stream=other, application/yaml', 'application/yaml'],
+      ['application/json;sv=v1', 'application/json'],
+      ['application/json;sv=v2, application/yaml', 'application/yaml'],
+      ['application/json;g=meta.k8s.io;v=v1, application/yaml', 'application/yaml'],
+      ['application/json;as=Table;g=meta.example.io;v=v1, application/yaml', 'application/yaml'],
+      ['application/vnd.kubernetes.protobuf;as=Table;g=meta.k8s.io;v=v1, application/yaml', 'application/yaml'],
+      ['application/json;as=Pod;g=meta.k8s.io;v=v1, application/yaml', 'application/yaml'],
+      ['application/yaml;q=0, application/json;q=0.1', 'application/json'],
+      ['*/*;q=0.5, application/yaml', 'application/yaml'],
     ];
     for (const [accept, expected] of cases) {
       it(`picks ${expected} for ${accept}`, async () => {
@@ -127,6 +97,58 @@ describe('wire encodings', () => {
       const r = await request(plain, '/api/v1/namespaces/default?pretty=true');
       assert.match(r.body, /^\{\n {2}"kind": "Namespace",\n {2}"apiVersion": "v1",/);
     });
+
+    it('indents JSON for pretty=1 in the Accept type', async () => {
+      const r = await request(plain, '/api/v1/namespaces/default', { headers: { accept: 'application/json;pretty=1' } });
+      assert.equal(r.headers['content-type'], 'application/json');
+      assert.match(r.body, /^\{\n {2}"kind": "Namespace",/);
+    });
+
+    it('lists only the primary media types in a 406, CBOR too when it is on, and writes it indented', async () => {
+      const r = await request(server, '/api/v1/namespaces/default', { headers: { accept: 'application/json;as=Foo;g=meta.k8s.io;v=v1' } });
+      assert.equal(r.status, 406);
+      assert.equal(r.json.message, 'only the following media types are accepted: application/json, application/yaml, application/vnd.orch.protobuf, application/cbor');
+      // the Status itself cannot be written in what was asked for: kube-apiserver's WriteRawJSON indents it
+      assert.equal(r.headers['content-type'], 'application/json');
+      assert.match(r.body, /^\{\n {2}"kind": "Status",\n/);
+    });
+
+    it('answers a watch asked for in YAML alone with 406 listing the stream types', async () => {
+      const r = await request(plain, '/api/v1/namespaces/default/serviceaccounts?watch=1', { headers: { accept: 'application/yaml' } });
+      assert.equal(r.status, 406);
+      assert.equal(r.headers['content-type'], 'application/yaml');
+      const status = fromYaml(r.body) as { message: string; reason: string };
+      assert.equal(status.reason, 'NotAcceptable');
+      assert.equal(status.message, 'only the following media types are accepted: application/json;stream=watch, application/vnd.orch.protobuf;stream=watch');
+      const cbor = await request(server, '/api/v1/namespaces/default/serviceaccounts?watch=1', { headers: { accept: 'application/yaml' } });
+      assert.equal((fromYaml(cbor.body) as { message: string }).message,
+        'only the following media types are accepted: application/json;stream=watch, application/vnd.orch.protobuf;stream=watch, application/cbor-seq');
+    });
+  });
+
+  describe('pretty error bodies', () => {
+    const missing = '/api/v1/namespaces/default/serviceaccounts/no-such';
+    const indented = /^\{\n {2}"kind": "Status",\n {2}"apiVersion": "v1",\n {2}"metadata": \{\},\n {2}"status": "Failure",\n {2}"message": "serviceaccounts \\"no-such\\" not found",[\s\S]*\n {2}"code": 404\n\}$/;
+    const compact = '{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"serviceaccounts \\"no-such\\" not found","reason":"NotFound","details":{"name":"no-such","kind":"serviceaccounts"},"code":404}\n';
+    const cases: Array<[string, string, Record<string, string>, 'indented' | 'compact']> = [
+      ['pretty=true', '?pretty=true', {}, 'indented'],
+      ['pretty=True (strconv.ParseBool)', '?pretty=True', {}, 'indented'],
+      ['pretty=1 in Accept', '', { accept: 'application/json;pretty=1' }, 'indented'],
+      ['a curl user agent', '', { 'user-agent': 'curl/8.5.0' }, 'indented'],
+      ['a Wget user agent', '', { 'user-agent': 'Wget/1.21' }, 'indented'],
+      ['a browser', '', { 'user-agent': 'Mozilla/5.0 (X11; Linux x86_64)' }, 'indented'],
+      ['pretty=false from curl', '?pretty=false', { 'user-agent': 'curl/8.5.0' }, 'compact'],
+      ['pretty=yes (not a Go bool: false)', '?pretty=yes', {}, 'compact'],
+      ['no hint', '', {}, 'compact'],
+    ];
+    for (const [what, query, headers, expected] of cases) {
+      it(`${expected} for ${what}`, async () => {
+        const r = await request(plain, `${missing}${query}`, { headers });
+        assert.equal(r.status, 404);
+        if (expected === 'indented') assert.match(r.body, indented);
+        else assert.equal(r.body, compact);
+      });
+    }
   });
 
   describe('protobuf', () => {

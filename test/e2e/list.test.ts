@@ -586,6 +586,51 @@ describe('lists', () => {
     });
   });
 
+  describe('query parameters read as kube-apiserver\'s parameter codec reads them', () => {
+    const ns = 'params';
+    const path = `/api/v1/namespaces/${ns}/serviceaccounts`;
+    before(async () => {
+      await createNamespace(server, ns);
+      await Promise.all(['a', 'b', 'c'].map((n) => createSA(server, ns, n)));
+    });
+
+    const malformed: Array<[string, string]> = [
+      ['timeoutSeconds=abc', 'strconv.ParseInt: parsing "abc": invalid syntax'],
+      ['timeoutSeconds=1.5', 'strconv.ParseInt: parsing "1.5": invalid syntax'],
+      ['limit=abc', 'strconv.ParseInt: parsing "abc": invalid syntax'],
+      ['limit=', 'strconv.ParseInt: parsing "": invalid syntax'],
+      ['limit=99999999999999999999', 'strconv.ParseInt: parsing "99999999999999999999": value out of range'],
+      // decoded in ListOptions' field order: timeoutSeconds, limit, then the selectors
+      ['limit=x&timeoutSeconds=y', 'strconv.ParseInt: parsing "y": invalid syntax'],
+      [`labelSelector=${encodeURIComponent('a in (')}&limit=x`, 'strconv.ParseInt: parsing "x": invalid syntax'],
+    ];
+    for (const [query, message] of malformed) {
+      it(`${query} on a list is 400 with Go's message`, async () => {
+        const st = assertStatusBody(await request(server, `${path}?${query}`), 400, 'BadRequest');
+        assert.equal(st.message, message);
+      });
+    }
+
+    it('a signed integer is read as Go reads it', async () => {
+      const l = await list(server, `${path}?limit=%2B2&timeoutSeconds=-1`);
+      assert.equal(l.items.length, 2);
+      assert.ok(l.metadata.continue);
+    });
+
+    it('watch=0, watch=false and watch=False list', async () => {
+      for (const v of ['0', 'false', 'False', 'FALSE']) {
+        const l = await list(server, `${path}?watch=${v}`);
+        assert.equal(l.kind, 'ServiceAccountList', `watch=${v}`);
+      }
+    });
+
+    it('a malformed gracePeriodSeconds on deletecollection is 400 and deletes nothing', async () => {
+      const res = await request(server, `${path}?gracePeriodSeconds=soon`, { method: 'DELETE' });
+      assert.equal(assertStatusBody(res, 400, 'BadRequest').message, 'strconv.ParseInt: parsing "soon": invalid syntax');
+      assert.deepEqual(names(await list(server, path)), ['a', 'b', 'c', 'default']);
+    });
+  });
+
   describe('deletecollection', () => {
     it('honours labelSelector: only matching objects go, other namespaces untouched', async () => {
       const ns = 'dc';

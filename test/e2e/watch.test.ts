@@ -401,6 +401,65 @@ describe('watch', () => {
     assert.deepEqual(w.summary(), ['ADDED after-n']);
   });
 
+  it('a watch from a resourceVersion far ahead opens at once and ends at timeoutSeconds, with no bookmark older than its start', async () => {
+    const rv = await revision(server);
+    for (const http2 of [false, true]) {
+      const w = await open(server, `/api/v1/namespaces/default/serviceaccounts?watch=true&resourceVersion=${rv + 1_000_000}&timeoutSeconds=1&allowWatchBookmarks=true`, { http2 });
+      await w.waitForEnd(5000);
+      assert.ok(w.cleanEnd, w.describe());
+      assert.deepEqual(w.events, [], w.describe());
+    }
+  });
+
+  it('a watch-list from a resourceVersion the server does not reach: one ERROR event, 504 Too large resource version', async () => {
+    const ns = 'w-too-large';
+    await createNamespace(server, ns);
+    const rv = await revision(server);
+    const future = rv + 1_000_000;
+    const w = watch(server, `/api/v1/namespaces/${ns}/serviceaccounts?watch=true&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true&resourceVersion=${future}`);
+    await w.waitForEnd(10_000);
+    assert.equal(w.status, 200, w.describe());
+    assert.ok(w.cleanEnd, w.describe());
+    assert.equal(w.events.length, 1, w.describe());
+    const ev = w.events[0]!;
+    assert.equal(ev.type, 'ERROR');
+    assert.equal(ev.object.kind, 'Status');
+    assert.equal(ev.object.code, 504);
+    assert.equal(ev.object.reason, 'Timeout');
+    const m = /^Timeout: Too large resource version: (\d+), current: (\d+)$/.exec(ev.object.message);
+    assert.ok(m, ev.object.message);
+    assert.equal(Number(m[1]), future);
+    assert.ok(Number(m[2]) >= rv && Number(m[2]) < future);
+    assert.deepEqual(ev.object.details, { causes: [{ reason: 'ResourceVersionTooLarge', message: 'Too large resource version' }], retryAfterSeconds: 1 });
+  });
+
+  it('watch=True (the Python client), watch=yes and a bare ?watch all watch; a named GET with watch=true is a get', async () => {
+    const ns = 'w-bools';
+    await createNamespace(server, ns);
+    for (const q of ['watch=True', 'watch=TRUE', 'watch=yes', 'watch=t', 'watch']) {
+      const w = await open(server, `/api/v1/namespaces/${ns}/serviceaccounts?${q}&timeoutSeconds=1`);
+      await w.waitForEnd(5000);
+      assert.deepEqual(w.summary(), ['ADDED default'], `${q}: ${w.describe()}`);
+    }
+    const named = await request(server, `/api/v1/namespaces/${ns}/serviceaccounts/default?watch=true`);
+    expectStatus(named, 200, 'named get with watch=true');
+    assert.equal(named.json.kind, 'ServiceAccount');
+  });
+
+  it('a malformed integer parameter on a watch is 400 before any stream', async () => {
+    const base = '/api/v1/namespaces/default/serviceaccounts?watch=true';
+    for (const [q, message] of [
+      ['&timeoutSeconds=abc', 'strconv.ParseInt: parsing "abc": invalid syntax'],
+      ['&timeoutSeconds=', 'strconv.ParseInt: parsing "": invalid syntax'],
+      ['&limit=ten', 'strconv.ParseInt: parsing "ten": invalid syntax'],
+    ]) {
+      const res = await request(server, `${base}${q}`);
+      expectStatus(res, 400, q!);
+      assert.equal(res.json.reason, 'BadRequest');
+      assert.equal(res.json.message, message);
+    }
+  });
+
   it('sendInitialEvents=true&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true: ADDED..., BOOKMARK initial-events-end, then changes', async () => {
     const ns = 'w-sie';
     await createNamespace(server, ns);
@@ -415,6 +474,10 @@ describe('watch', () => {
     assert.equal(bm.kind, 'ServiceAccount');
     assert.equal(bm.apiVersion, 'v1');
     assert.equal(bm.metadata.annotations?.['orch.io/initial-events-end'], 'true');
+    // the name client-go hard-codes, and the list blueprint its typed List over watch-list decodes
+    assert.equal(bm.metadata.annotations?.['k8s.io/initial-events-end'], 'true');
+    assert.equal(Buffer.from(bm.metadata.annotations?.['kubernetes.io/initial-events-list-blueprint'], 'base64').toString(),
+      '{"kind":"ServiceAccountList","apiVersion":"v1","metadata":{},"items":null}\n');
     assert.ok(Number(bm.metadata.resourceVersion) >= before, `bookmark rv ${bm.metadata.resourceVersion} must be at least the consistent read taken at request start (${before})`);
     assert.equal(bm.metadata.name, undefined);
     await createSA(server, ns, 'later');
@@ -735,6 +798,21 @@ describe('watch from a version older than the kept history (--watch-history 1s)'
       assert.ok(!resumed.events.some((e) => e.type === 'ERROR'), `resuming from ${m[2]}: ${resumed.describe()}`);
       resumed.close();
     }
+  });
+
+  it('a quiet server still forgets versions older than the window: 410 without any later write', async () => {
+    const ns = 'h-quiet';
+    await createNamespace(server, ns);
+    const first = await createSA(server, ns, 'first');
+    const early = Number(first.metadata.resourceVersion);
+    await createSA(server, ns, 'second');
+    await sleep(2500); // past the 1s window; nothing is written meanwhile
+    const w = watch(server, `/api/v1/namespaces/${ns}/serviceaccounts?watch=true&resourceVersion=${early}`);
+    await w.waitForEnd(5000);
+    assert.equal(w.events.length, 1, w.describe());
+    assert.equal(w.events[0]!.type, 'ERROR');
+    assert.equal(w.events[0]!.object.code, 410);
+    assert.match(w.events[0]!.object.message, new RegExp(`^too old resource version: ${early} \\(\\d+\\)$`));
   });
 });
 

@@ -2,10 +2,12 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { serviceAccountKind } from '../../src/api/core/service-account.js';
 import { encodeEnvelope } from '../../src/codec/protobuf.js';
-import { ReadModel } from '../../src/store/read-model.js';
+import { watchEncoders } from '../../src/http/watch-encoding.js';
+import { ReadModel, StoredObject } from '../../src/store/read-model.js';
 import type { EncoderPool } from '../../src/watch/encoder-pool.js';
 import { ChangeLog } from '../../src/watch/change-log.js';
-import { WatchHub, type Frame, type WatchSink, type WatchSpec } from '../../src/watch/watch-hub.js';
+import type { Frame } from '../../src/watch/frames.js';
+import { WatchHub, type WatchSink, type WatchSpec } from '../../src/watch/watch-hub.js';
 
 /** An encoder pool that encodes in-process and counts what it was asked to encode. */
 function countingPool() {
@@ -35,7 +37,7 @@ function recordingSink() {
 const typeMeta = { kind: 'ServiceAccount', apiVersion: 'v1' };
 function spec(encoding: 'json' | 'protobuf', matches: WatchSpec['matches'] = () => true, filtered = false): WatchSpec {
   return {
-    resource: 'serviceaccounts', frameKey: encoding, matches, filtered, startRevision: 1, bookmarks: false, typeMeta, encoding,
+    resource: 'serviceaccounts', matches, filtered, startRevision: 1, bookmarks: false, typeMeta, encoding,
     envelope: (o) => encodeEnvelope(o as Record<string, unknown>, serviceAccountKind.schema, typeMeta),
   };
 }
@@ -92,7 +94,9 @@ describe('WatchHub fan-out', () => {
     const sink = recordingSink();
     hub.add(spec('protobuf'), sink);
     readModel.apply([{ revision: 2, type: 'ADDED', key: 'serviceaccounts/ns/first', value: sa('first') }]);
-    await settle();
+    // the hub's round was queued with setImmediate by apply: this one runs after it, so the second
+    // change cannot join the first batch (a timer could fire first after a busy loop turn)
+    await new Promise((r) => setImmediate(r));
     readModel.apply([{ revision: 3, type: 'ADDED', key: 'serviceaccounts/ns/second', value: sa('second') }]);
     await hub.closeAll();
     const names = sink.writes.flat().map((f) => Buffer.from(f).includes('first') ? 'first' : 'second');
@@ -155,5 +159,59 @@ describe('WatchHub fan-out', () => {
     assert.equal(fast.writes.length, 1);
     assert.equal(hub.counters.endedSlow, 1);
     assert.equal(hub.watchers().get('serviceaccounts'), 1);
+  });
+  it('frames a PartialObjectMetadata view on the front thread, once per event for all its watchers; plain protobuf still uses the pool', async () => {
+    const readModel = new ReadModel({ revision: 1, compactRevision: 0, items: [] });
+    const pool = countingPool();
+    const hub = new WatchHub(readModel, new ChangeLog(1, 60_000), pool as unknown as EncoderPool, { maxBufferedBytes: 1 << 20, bookmarkIntervalMs: 60_000 });
+    const partial = { ...spec('protobuf'), ...watchEncoders(serviceAccountKind, 'protobuf', { as: 'PartialObjectMetadata', gv: { group: 'meta.k8s.io', version: 'v1' } }) };
+    const views = Array.from({ length: 3 }, () => recordingSink());
+    for (const s of views) hub.add(partial, s);
+    const plain = recordingSink();
+    hub.add(spec('protobuf'), plain);
+    readModel.apply([{ revision: 2, type: 'ADDED', key: 'serviceaccounts/ns/a', value: sa('a') }]);
+    await hub.closeAll();
+    assert.equal(pool.objects, 1, 'the pool encodes for the plain watcher only');
+    const frame = views[0].writes[0][0] as Uint8Array;
+    assert.ok(views.every((s) => s.writes[0][0] === frame), 'one shared frame');
+    assert.ok(Buffer.from(frame).includes('PartialObjectMetadata'));
+    assert.ok(!Buffer.from(plain.writes[0][0] as Uint8Array).includes('PartialObjectMetadata'));
+  });
+
+  it('builds catch-up frames of a PartialObjectMetadata view once per object version, Table frames per watcher', () => {
+    const readModel = new ReadModel({ revision: 1, compactRevision: 0, items: [] });
+    const hub = new WatchHub(readModel, new ChangeLog(1, 60_000), countingPool() as unknown as EncoderPool, { maxBufferedBytes: 1 << 20, bookmarkIntervalMs: 60_000 });
+    const stored = new StoredObject(JSON.parse(sa('a')), 2);
+    const partial = { ...spec('json'), ...watchEncoders(serviceAccountKind, 'json', { as: 'PartialObjectMetadata', gv: { group: 'meta.k8s.io', version: 'v1' } }) };
+    const first = hub.catchUpFrame('ADDED', stored, partial);
+    assert.equal(hub.catchUpFrame('ADDED', stored, partial), first);
+    assert.equal(JSON.parse(first as string).object.kind, 'PartialObjectMetadata');
+    const table = { ...spec('json'), ...watchEncoders(serviceAccountKind, 'json', { as: 'Table', table: { group: 'meta.k8s.io', version: 'v1', includeObject: 'None' } }) };
+    assert.equal(JSON.parse(hub.catchUpFrame('ADDED', stored, table) as string).object.kind, 'Table');
+  });
+
+  it('never sends a bookmark older than the watch\'s start (a watch from a future version)', async () => {
+    const readModel = new ReadModel({ revision: 1, compactRevision: 0, items: [] });
+    const hub = new WatchHub(readModel, new ChangeLog(1, 60_000), countingPool() as unknown as EncoderPool, { maxBufferedBytes: 1 << 20, bookmarkIntervalMs: 60_000 });
+    const sink = recordingSink();
+    const w = hub.add({ ...spec('json'), bookmarks: true, startRevision: 100 }, sink);
+    w.sendBookmark(5);
+    assert.equal(sink.writes.length, 0);
+    w.sendBookmark(100);
+    assert.equal(JSON.parse(sink.writes[0][0] as string).object.metadata.resourceVersion, '100');
+    await hub.closeAll();
+  });
+});
+
+describe('ChangeLog', () => {
+  it('ages changes out on its own timer: a quiet log stops offering versions older than its window', async () => {
+    const log = new ChangeLog(1, 20);
+    const object = new StoredObject(JSON.parse(sa('a')), 2);
+    log.append([{ type: 'ADDED', revision: 2, resource: 'serviceaccounts', path: 'ns/a', object }], Date.now());
+    assert.equal(log.since(1, 'serviceaccounts')?.length, 1);
+    await new Promise((r) => setTimeout(r, 100));
+    assert.equal(log.since(1, 'serviceaccounts'), undefined, 'no write came, yet the change is gone');
+    assert.deepEqual(log.since(2, 'serviceaccounts'), [], 'the latest version is still a valid start');
+    log.close();
   });
 });

@@ -1,0 +1,110 @@
+/**
+ * The bytes one event becomes for a watcher: a JSON line, a length-prefixed protobuf WatchEvent,
+ * a CBOR item; of the kind's object or of a view of it (Table, PartialObjectMetadata). Each shape
+ * of a change is built once and shared by every watcher that wants it.
+ */
+import type { KObject } from '../api/meta.js';
+import { encodeWatchFrame } from '../codec/protobuf.js';
+import { StoredObject, type ObjectChange } from '../store/read-model.js';
+import type { WatchSpec } from './watch-hub.js';
+
+export type WatchEventType = 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK' | 'ERROR';
+export type WatchEncoding = 'json' | 'protobuf' | 'cbor';
+/** One whole event as sent: a JSON line, or a length-prefixed protobuf WatchEvent. */
+export type Frame = string | Uint8Array;
+
+export interface WatchView {
+  key: string;
+  convert(object: Readonly<KObject>): Record<string, unknown>;
+  /** the conversion depends on the object version alone (not on the time, as a Table's ages do): its frames may be kept */
+  perObject: boolean;
+}
+
+/** Whether a watcher's frames come from the encoder pool: protobuf of the kind's own objects. */
+export function pooled(spec: Pick<WatchSpec, 'encoding' | 'view'>): boolean {
+  return spec.encoding === 'protobuf' && !spec.view;
+}
+
+/** A frame built on the front thread: a JSON line, a CBOR item, or a protobuf frame of a view. */
+export function inlineFrame(spec: Pick<WatchSpec, 'encoding' | 'view' | 'envelope' | 'cbor'>, type: WatchEventType, object: StoredObject): Frame {
+  if (spec.encoding === 'protobuf' && spec.envelope) return encodeWatchFrame(type, spec.envelope(object.object));
+  return spec.cbor ? spec.cbor(type, object.object) : jsonFrame(type, eventJson(spec, object));
+}
+
+/** The JSON an event carries for a watcher: the object's served JSON, or its view's. */
+function eventJson(spec: Pick<WatchSpec, 'view'>, object: StoredObject): string {
+  return spec.view ? JSON.stringify(spec.view.convert(object.object)) : object.json;
+}
+
+export function jsonFrame(type: WatchEventType, objectJson: string): string {
+  return `{"type":"${type}","object":${objectJson}}\n`;
+}
+
+function bookmarkObject(typeMeta: { kind: string; apiVersion: string }, revision: number, annotations: Readonly<Record<string, string>> | undefined): KObject {
+  const metadata: KObject['metadata'] = { resourceVersion: String(revision) };
+  if (annotations) metadata.annotations = { ...annotations };
+  return { kind: typeMeta.kind, apiVersion: typeMeta.apiVersion, metadata };
+}
+
+/** A BOOKMARK: an empty object of the kind (its view's, for a view) at `revision`, with `annotations` if any. */
+export function bookmarkFrame(spec: Pick<WatchSpec, 'typeMeta' | 'encoding' | 'envelope' | 'cbor' | 'view'>, revision: number, annotations?: Readonly<Record<string, string>>): Frame {
+  if (spec.encoding === 'protobuf' && spec.envelope) {
+    return encodeWatchFrame('BOOKMARK', spec.envelope(bookmarkObject(spec.typeMeta, revision, annotations)));
+  }
+  if (spec.cbor) return spec.cbor('BOOKMARK', bookmarkObject(spec.typeMeta, revision, annotations));
+  if (spec.view) return jsonFrame('BOOKMARK', JSON.stringify(spec.view.convert(bookmarkObject(spec.typeMeta, revision, annotations))));
+  const { typeMeta } = spec;
+  const extra = annotations ? `,"annotations":${JSON.stringify(annotations)}` : '';
+  return jsonFrame('BOOKMARK', `{"kind":${JSON.stringify(typeMeta.kind)},"apiVersion":${JSON.stringify(typeMeta.apiVersion)},"metadata":{"resourceVersion":"${revision}","creationTimestamp":null${extra}}}`);
+}
+
+/** The previous content of an object that stopped matching a selector, at the change's revision. */
+export function leftSelectorObject(change: ObjectChange): StoredObject {
+  const prev = structuredClone(change.previous?.object ?? change.object.object) as KObject;
+  prev.metadata.resourceVersion = String(change.revision);
+  return new StoredObject(prev, change.revision);
+}
+
+/** The frames one change may produce for watchers of one encoding, each built on first use. */
+export interface FrameSource {
+  frame(type: 'ADDED' | 'MODIFIED' | 'DELETED', spec: WatchSpec): Frame;
+  leftSelectorFrame(spec: WatchSpec): Frame;
+}
+
+/** Frames built on the front thread (JSON, CBOR, views), once per shape and shared. */
+export class InlineFrames implements FrameSource {
+  private readonly built = new Map<string, Frame>();
+  private left: StoredObject | undefined;
+  constructor(private readonly change: ObjectChange) {}
+
+  frame(type: 'ADDED' | 'MODIFIED' | 'DELETED', spec: WatchSpec): Frame {
+    const key = `${spec.encoding}|${spec.view?.key ?? ''}|${type}`;
+    let f = this.built.get(key);
+    if (f === undefined) this.built.set(key, (f = inlineFrame(spec, type, this.change.object)));
+    return f;
+  }
+
+  leftSelectorFrame(spec: WatchSpec): Frame {
+    const key = `${spec.encoding}|${spec.view?.key ?? ''}|left`;
+    let f = this.built.get(key);
+    if (f === undefined) this.built.set(key, (f = inlineFrame(spec, 'DELETED', (this.left ??= leftSelectorObject(this.change)))));
+    return f;
+  }
+}
+
+export class ProtobufFrames implements FrameSource {
+  private readonly built = new Map<string, Uint8Array>();
+  constructor(private readonly envelope: Uint8Array, private readonly leftEnvelope: Uint8Array | undefined) {}
+
+  frame(type: 'ADDED' | 'MODIFIED' | 'DELETED'): Uint8Array {
+    let f = this.built.get(type);
+    if (f === undefined) this.built.set(type, (f = encodeWatchFrame(type, this.envelope)));
+    return f;
+  }
+
+  leftSelectorFrame(): Uint8Array {
+    let f = this.built.get('left');
+    if (f === undefined) this.built.set('left', (f = encodeWatchFrame('DELETED', this.leftEnvelope ?? this.envelope)));
+    return f;
+  }
+}
