@@ -361,7 +361,7 @@ describe('parseFlags', () => {
     const help = helpText();
     const names = [...help.matchAll(/^ {2}(?:-\w, | {4})--([\w-]+)/gm)].map((match) => match[1]);
     assert.deepEqual(names, [...names].sort());
-    assert.equal(names.length, 29);
+    assert.equal(names.length, 30);
     assert.match(help, /^ {6}--secure-port int +The port .* \(default 6443\)$/m);
     assert.match(help, /^ {6}--bind-address ip +.*loopback.* \(default 127\.0\.0\.1\)$/m);
     assert.match(help, /^ {6}--anonymous-auth +Enables .* \(default true\)$/m);
