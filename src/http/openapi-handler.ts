@@ -4,7 +4,7 @@
  * its hash as ETag; a v3 document fetched by its current `?hash=` is immutable and cacheable for
  * good, a stale hash redirects to the current.
  */
-import { openApiHash, openApiV2, openApiV3Document, openApiV3Index } from '../api/openapi.js';
+import { openApiHash, openApiV2, openApiV3Document, openApiV3Index } from '../api/openapi/documents.js';
 import type { ApiRegistry } from '../api/registry/api-registry.js';
 import { errors } from '../status/status-error.js';
 import { header, type Exchange } from './exchange.js';

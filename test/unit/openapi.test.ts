@@ -10,7 +10,7 @@ import { describe, it } from 'node:test';
 import { secretKind } from '../../src/api/core/secret.js';
 import {
   openApiHash, openApiV2, openApiV3Document, openApiV3GroupVersion, openApiV3Index,
-} from '../../src/api/openapi.js';
+} from '../../src/api/openapi/documents.js';
 import { ApiRegistry } from '../../src/api/registry/api-registry.js';
 import { builtinKinds } from '../../src/api/registry/builtin.js';
 
