@@ -272,10 +272,11 @@ function definitions(catalog: Catalog, d: Dialect): Json {
   const out: Json = { ...primitiveDefinitions };
   for (const [name, def] of catalog.definitions) {
     const fields = Object.entries(def.schema.fields);
+    const required = def.required ?? def.schema.required;
     out[name] = {
       ...(def.description ? { description: def.description } : {}),
       ...(fields.length > 0 ? { properties: Object.fromEntries(fields.map(([f, schema]) => [f, property(schema, catalog, d)])) } : {}),
-      ...(def.required ? { required: [...def.required] } : {}),
+      ...(required ? { required: [...required] } : {}),
       type: 'object',
       ...extensions({
         'map-type': def.schema.structType === 'atomic' ? 'atomic' : undefined,
