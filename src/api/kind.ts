@@ -49,6 +49,8 @@ export interface KindDeclaration {
   returnDeletedObject: boolean;
   /** PUT of a missing object creates it (answering 201) */
   allowCreateOnUpdate: boolean;
+  /** false: a PUT must carry the resourceVersion it replaces (Kubernetes' AllowUnconditionalUpdate; default true) */
+  allowUnconditionalUpdate?: boolean;
   /** storage lifetime after each write (a lease in etcd terms), e.g. Events' --event-ttl */
   ttlMs?: (config: { eventTtlMs: number }) => number;
   /** Fields a field selector may name besides metadata.name / metadata.namespace */

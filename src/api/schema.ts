@@ -8,10 +8,17 @@ export type MapType = 'atomic' | 'granular';
 
 interface Described { description?: string }
 
+/**
+ * A Go pointer field (`*string`, `*int32`): the protobuf codec writes it only when set and keeps a
+ * set zero value (`leaseTransitions: 0`), where a plain field's zero value is omitted as Go's
+ * `omitempty` omits it.
+ */
+interface Pointer { pointer?: true }
+
 export type Schema =
   | StringSchema
   | ({ type: 'boolean' } & Described)
-  | ({ type: 'integer'; format: 'int32' | 'int64' } & Described)
+  | ({ type: 'integer'; format: 'int32' | 'int64' } & Described & Pointer)
   | ({ type: 'time' } & Described)
   | ({ type: 'microTime' } & Described)
   | ({ type: 'bytes' } & Described)
@@ -20,7 +27,7 @@ export type Schema =
   | StructSchema
   | ({ type: 'any' } & Described);
 
-export interface StringSchema extends Described { type: 'string' }
+export interface StringSchema extends Described, Pointer { type: 'string' }
 export interface MapSchema extends Described { type: 'map'; values: Schema; mapType: MapType }
 export interface ListSchema extends Described {
   type: 'list';
@@ -53,6 +60,9 @@ export const s = {
   microTime: (description?: string): Schema => ({ type: 'microTime', description }),
   bytes: (description?: string): Schema => ({ type: 'bytes', description }),
   any: (description?: string): Schema => ({ type: 'any', description }),
+  /** Go pointers to a string or an int32 (see Pointer) */
+  stringPointer: (description?: string): Schema => ({ type: 'string', description, pointer: true }),
+  int32Pointer: (description?: string): Schema => ({ type: 'integer', format: 'int32', description, pointer: true }),
   map: (values: Schema, description?: string, mapType: MapType = 'granular'): MapSchema =>
     ({ type: 'map', values, mapType, description }),
   struct: (goName: string, fields: Record<string, Schema>, description?: string): StructSchema =>

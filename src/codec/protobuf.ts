@@ -9,8 +9,8 @@
  *   - map<string, V> is a repeated entry message {key = 1; value = 2}, written sorted by key;
  *   - `bytes` ↔ base64 text; `any` (FieldsV1, RawExtension) is a message {bytes raw = 1} holding JSON.
  *
- * Encoding follows the gogo marshaller Kubernetes generates: strings are always written (every
- * string in these types is a non-pointer field), everything else only when present — which is how
+ * Encoding follows the gogo marshaller Kubernetes generates: strings are always written (unless
+ * the schema marks them a pointer, as Lease's holderIdentity), everything else only when present — which is how
  * pointer fields (deletionTimestamp, automountServiceAccountToken, ...) must be written; a non-pointer
  * int, Time or struct that is absent here decodes to the same zero value on the Go side.
  * Decoding leaves out what Go's JSON encoding leaves out (omitempty strings, numbers, lists, maps;
@@ -178,7 +178,7 @@ function writeMessage(w: Writer, value: Record<string, unknown>, schema: StructS
     const v = value[field.name];
     if (v !== undefined && v !== null) {
       writeField(w, field.number, field.schema, v, schema, field.name);
-    } else if (field.schema.type === 'string') {
+    } else if (field.schema.type === 'string' && !field.schema.pointer) {
       // gogo writes non-pointer strings even when empty
       w.key(field.number, LEN);
       w.byte(0);
@@ -509,12 +509,14 @@ function zeroValue(schema: Schema): unknown {
 
 /**
  * Values JSON's omitempty (or a zero Time's null) leaves out of a struct. A boolean on the wire is
- * a set pointer (every bool in these types is one) and a struct is never omitted, as in Go.
+ * a set pointer (every bool in these types is one), as is a string or integer marked `pointer`, and
+ * a struct is never omitted, as in Go.
  */
 function isZero(schema: Schema, v: unknown): boolean {
   switch (schema.type) {
-    case 'string': case 'bytes': return v === '';
-    case 'integer': return v === 0;
+    case 'string': return v === '' && !schema.pointer;
+    case 'bytes': return v === '';
+    case 'integer': return v === 0 && !schema.pointer;
     case 'boolean': case 'struct': return false;
     default: return v === undefined;
   }

@@ -109,13 +109,16 @@ export function encodeManagedFields(managed: Managed): ManagedFieldsEntry[] {
 }
 
 /**
- * The start of every Updater operation: entries recorded at a version the kind no longer serves
- * are dropped (the converter cannot reach them), and ownership inside nodes the schema now
- * declares atomic becomes ownership of the node.
+ * The start of every Updater operation: ownership inside nodes the schema now declares atomic
+ * becomes ownership of the node. Entries recorded through another version of the object (an alias
+ * group, a converted view such as core/v1 Events) are kept at their version, and the operation
+ * treats their field paths as its own: paths the versions share name the same fields (all of them,
+ * for an alias); a field a view renames is left with its owner. (Kubernetes converts the objects
+ * to each entry's version instead.)
  */
 export function reconcileManaged(schema: Schema, apiVersion: string, managed: Managed): void {
   for (const [id, owner] of managed) {
-    if (owner.apiVersion !== apiVersion) { managed.delete(id); continue; }
+    if (owner.apiVersion !== apiVersion) continue;
     const reconciled = reconcileWithSchema(schema, owner.set);
     if (reconciled) managed.set(id, { ...owner, set: reconciled });
   }

@@ -13,7 +13,7 @@ import type { FieldSelector } from '../api/selection/field-selector.js';
 import type { LabelSelector } from '../api/selection/label-selector.js';
 import { StoredObject, tableOf } from '../store/read-model.js';
 import { objectKey, type MutationResult } from '../store/storage.js';
-import { errors, type GroupResource, StatusError } from '../status/status-error.js';
+import { errors, fieldErrors, type GroupResource, StatusError } from '../status/status-error.js';
 import type { Operation } from '../admission/admission.js';
 import { ListReader } from './list-reader.js';
 import { canonical, prepareCreate, prepareUpdate } from './object-preparation.js';
@@ -211,6 +211,11 @@ export class ObjectStore {
         return created ? { answer: { object: created, created: true } } : { answer: await this.update(namespace, name, body, ctx, subresource) };
       }
       const old = current.served.object;
+      if (!wanted && this.kind.allowUnconditionalUpdate === false) {
+        // the registry words this with the resource in place of the kind, as Kubernetes' does
+        throw errors.invalid({ group: this.kind.group, kind: this.kind.resource }, name,
+          [fieldErrors.invalid('metadata.resourceVersion', 0n, 'must be specified for an update')]);
+      }
       if (wanted && wanted !== old.metadata.resourceVersion) throw errors.staleUpdate(this.groupResource, name);
       const uid = body.metadata?.uid;
       if (uid && uid !== old.metadata.uid) {

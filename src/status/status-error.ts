@@ -189,9 +189,10 @@ const typeTitles: Record<FieldErrorType, string> = {
   InternalError: 'Internal error',
 };
 
-/** Renders a value the way Go's `%#v` does for the types that reach validation. */
+/** Renders a value the way Go's `%#v` does for the types that reach validation (a bigint: a uint64, in hex). */
 function goValue(v: unknown): string {
   if (typeof v === 'string') return JSON.stringify(v);
+  if (typeof v === 'bigint') return `0x${v.toString(16)}`;
   if (Array.isArray(v) && v.every((x) => typeof x === 'string')) return `[]string{${v.map((x) => JSON.stringify(x)).join(', ')}}`;
   if (v === null || v === undefined) return 'null';
   if (typeof v === 'object') return JSON.stringify(v);

@@ -997,4 +997,15 @@ describe('event TTL (--event-ttl 2s)', () => {
     assert.equal((await request(server, saPath(ns, 'long-lived'))).status, 200);
     assert.equal((await request(server, nsPath(ns))).status, 200);
   });
+
+  it('removes core/v1 Events after the same TTL (they are the same stored Events)', async () => {
+    const ns = uniq('ttl-core');
+    assert.equal((await request(server, nsPath(), { method: 'POST', body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } } })).status, 201);
+    const corePath = (name = '') => `/api/v1/namespaces/${ns}/events${name && `/${name}`}`;
+    const ev = await request(server, corePath(), { method: 'POST', body: { metadata: { name: 'core-short-lived' }, involvedObject: { kind: 'Namespace', name: ns, namespace: ns }, reason: 'Short', message: 'gone soon' } });
+    assert.equal(ev.status, 201, ev.body);
+    assert.equal((await request(server, corePath('core-short-lived'))).status, 200);
+    await eventually('the core event to expire', async () => (await request(server, corePath('core-short-lived'))).status === 404, 10_000);
+    assert.equal((await request(server, evPath(ns, 'core-short-lived'))).status, 404);
+  });
 });

@@ -13,11 +13,16 @@ import { toYaml, fromYaml } from '../../src/codec/yaml.js';
 import { request, startServer, type TestServer } from '../support/server.js';
 import { at, decodeRaw, raw, type Raw } from '../support/wire.js';
 
+/** A sample object per served resource (`configmaps`, `leases.coordination.orch.io`). */
 const samples: Record<string, Record<string, unknown>> = {
   namespaces: { metadata: { name: 'enc-ns', labels: { team: 'a' } } },
   serviceaccounts: { metadata: { name: 'enc-sa', labels: { app: 'web' }, annotations: { note: 'x' } }, secrets: [{ name: 's1' }, { name: 's2' }], imagePullSecrets: [{ name: 'pull' }], automountServiceAccountToken: false },
   secrets: { metadata: { name: 'enc-secret' }, type: 'Opaque', data: { key: Buffer.from('value\u0000\u00ff').toString('base64') }, immutable: true },
-  events: { metadata: { name: 'enc-ev' }, eventTime: '2026-01-02T03:04:05.123456Z', action: 'Create', reason: 'Started', reportingController: 'orch.io/test', reportingInstance: 'i-1', type: 'Warning', note: 'hello', regarding: { kind: 'Pod', name: 'p', namespace: 'encodings' }, series: { count: 2, lastObservedTime: '2026-01-02T03:04:06.000001Z' } },
+  configmaps: { metadata: { name: 'enc-cm' }, data: { 'a.txt': 'hello' }, binaryData: { bin: Buffer.from([0, 255]).toString('base64') }, immutable: false },
+  // core/v1 Events: a converted view of events.events.orch.io
+  events: { metadata: { name: 'enc-cev' }, involvedObject: { kind: 'Pod', name: 'p', namespace: 'encodings' }, reason: 'Started', message: 'core hello', source: { component: 'kubelet', host: 'n1' }, firstTimestamp: '2026-01-02T03:04:05Z', lastTimestamp: '2026-01-02T03:04:06Z', count: 2, type: 'Normal' },
+  'leases.coordination.orch.io': { metadata: { name: 'enc-lease' }, spec: { holderIdentity: 'me', leaseDurationSeconds: 15, leaseTransitions: 0, renewTime: '2026-01-02T03:04:05.000001Z' } },
+  'events.events.orch.io': { metadata: { name: 'enc-ev' }, eventTime: '2026-01-02T03:04:05.123456Z', action: 'Create', reason: 'Started', reportingController: 'orch.io/test', reportingInstance: 'i-1', type: 'Warning', note: 'hello', regarding: { kind: 'Pod', name: 'p', namespace: 'encodings' }, series: { count: 2, lastObservedTime: '2026-01-02T03:04:06.000001Z' } },
 };
 
 function collection(kind: KindDeclaration): string {
@@ -193,7 +198,7 @@ describe('wire encodings', () => {
     for (const kind of builtinKinds) {
       for (const sent of ['json', 'yaml', 'protobuf', 'cbor']) {
         it(`${kind.resource}: created in ${sent}, read back identically in every encoding`, async () => {
-          const sample = structuredClone(samples[kind.resource]);
+          const sample = structuredClone(samples[kind.group ? `${kind.resource}.${kind.group}` : kind.resource]);
           (sample.metadata as { name: string }).name += `-${sent}`;
           const { type, body } = encodeBody(kind, sent, sample);
           const created = await raw(server, collection(kind), { 'content-type': type, accept: 'application/json' }, 'POST', body);

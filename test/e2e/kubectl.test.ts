@@ -3,26 +3,15 @@
  * Without kubectl on PATH the suite is skipped with a reason, except under CI, where it fails.
  */
 import assert from 'node:assert/strict';
-import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { load as loadYaml } from 'js-yaml';
+import { kubectlFor, kubectlMissingReason, rows } from '../support/kubectl.js';
 import { request, startServer, type TestServer } from '../support/server.js';
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
-
-function kubectlMissingReason(): string | undefined {
-  const probe = spawnSync('kubectl', ['version', '--client', '-o', 'json'], { encoding: 'utf8', timeout: 30_000 });
-  if (probe.error) return `kubectl is not usable on PATH (${probe.error.message})`;
-  if (probe.status !== 0) return `kubectl version --client failed: ${probe.stderr}`;
-  try {
-    const v = JSON.parse(probe.stdout).clientVersion;
-    if (String(v.major) !== '1' || !String(v.minor).startsWith('32')) process.stderr.write(`note: kubectl client is ${v.gitVersion}, these tests target 1.32\n`);
-  } catch { /* version output is informational */ }
-  return undefined;
-}
 
 const missing = kubectlMissingReason();
 if (missing) {
@@ -32,8 +21,6 @@ if (missing) {
     process.stderr.write(`skipping the kubectl suite: ${missing}\n`);
   }
 }
-
-interface Run { code: number | null; stdout: string; stderr: string }
 
 describe('kubectl 1.32', { skip: missing ?? false }, () => {
   let server: TestServer;
@@ -49,36 +36,12 @@ describe('kubectl 1.32', { skip: missing ?? false }, () => {
     if (work) rmSync(work, { recursive: true, force: true });
   });
 
-  /** runs kubectl with the admin kubeconfig and a private discovery cache */
-  function kubectl(args: string[], timeoutMs = 30_000): Promise<Run> {
-    const env: NodeJS.ProcessEnv = { ...process.env, HOME: work };
-    delete env.KUBECONFIG;
-    return new Promise((resolve, reject) => {
-      const child = spawn('kubectl', ['--kubeconfig', server.kubeconfig, '--cache-dir', join(work, 'cache'), ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
-      let stdout = '', stderr = '';
-      child.stdout.on('data', (c: Buffer) => { stdout += c.toString(); });
-      child.stderr.on('data', (c: Buffer) => { stderr += c.toString(); });
-      const timer = setTimeout(() => { child.kill('SIGKILL'); reject(new Error(`kubectl ${args.join(' ')} did not finish in ${timeoutMs} ms\n${stdout}\n${stderr}`)); }, timeoutMs);
-      child.once('error', (err) => { clearTimeout(timer); reject(err); });
-      child.once('close', (code) => { clearTimeout(timer); resolve({ code, stdout, stderr }); });
-    });
-  }
-
-  async function ok(args: string[], timeoutMs?: number): Promise<string> {
-    const r = await kubectl(args, timeoutMs);
-    assert.equal(r.code, 0, `kubectl ${args.join(' ')} exited ${r.code}\nstdout: ${r.stdout}\nstderr: ${r.stderr}`);
-    return r.stdout;
-  }
+  const kubectl = (args: string[], timeoutMs?: number) => kubectlFor(server, work).run(args, timeoutMs);
+  const ok = (args: string[], timeoutMs?: number) => kubectlFor(server, work).ok(args, timeoutMs);
 
   async function createNamespace(name: string): Promise<void> {
     const res = await request(server, '/api/v1/namespaces', { method: 'POST', body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name } } });
     assert.equal(res.status, 201, res.body);
-  }
-
-  /** rows of a table printed by kubectl get, split on runs of spaces, without the header */
-  function rows(out: string): string[][] {
-    const lines = out.trimEnd().split('\n');
-    return lines.slice(1).map((l) => l.trim().split(/\s+/));
   }
 
   async function waitForDefaultServiceAccount(ns: string): Promise<void> {
@@ -98,11 +61,12 @@ describe('kubectl 1.32', { skip: missing ?? false }, () => {
 
   it('kubectl api-resources shows the kinds with short names', async () => {
     const out = await ok(['api-resources', '--no-headers']);
-    const byName = new Map(rows(`header\n${out}`).map((r) => [r[0], r]));
-    assert.deepEqual(byName.get('namespaces'), ['namespaces', 'ns', 'v1', 'false', 'Namespace']);
-    assert.deepEqual(byName.get('serviceaccounts'), ['serviceaccounts', 'sa', 'v1', 'true', 'ServiceAccount']);
-    assert.deepEqual(byName.get('secrets'), ['secrets', 'v1', 'true', 'Secret']);
-    assert.deepEqual(byName.get('events'), ['events', 'ev', 'events.orch.io/v1', 'true', 'Event']);
+    const listed = rows(`header\n${out}`).map((r) => r.join(' '));
+    for (const row of [
+      'namespaces ns v1 false Namespace', 'serviceaccounts sa v1 true ServiceAccount', 'secrets v1 true Secret',
+      'configmaps cm v1 true ConfigMap', 'events ev v1 true Event', 'events ev events.orch.io/v1 true Event',
+      'events ev events.k8s.io/v1 true Event', 'leases coordination.orch.io/v1 true Lease', 'leases coordination.k8s.io/v1 true Lease',
+    ]) assert.ok(listed.includes(row), `${row} missing from:\n${out}`);
   });
 
   it('kubectl get ns lists the bootstrap namespaces', async () => {
@@ -286,17 +250,25 @@ describe('kubectl 1.32', { skip: missing ?? false }, () => {
       }));
       const out = await ok(['create', '-f', join(work, 'event.json'), '--validate=false']);
       assert.equal(out.trim(), 'event.events.orch.io/kt-ev created');
-      const ev = JSON.parse(await ok(['get', 'ev', 'kt-ev', '-n', 'kt-events', '-o', 'json']));
+      const ev = JSON.parse(await ok(['get', 'events.v1.events.orch.io', 'kt-ev', '-n', 'kt-events', '-o', 'json']));
       assert.equal(ev.apiVersion, 'events.orch.io/v1');
       assert.equal(ev.kind, 'Event');
       assert.equal(ev.reason, 'ByKubectl');
       assert.equal(ev.eventTime, eventTime);
+      // `ev` names the core/v1 Events, as in Kubernetes: the same Event, converted
+      const core = JSON.parse(await ok(['get', 'ev', 'kt-ev', '-n', 'kt-events', '-o', 'json']));
+      assert.equal(core.apiVersion, 'v1');
+      assert.equal(core.message, 'hello');
+      assert.equal(core.involvedObject.name, 'kt-events');
+      assert.equal(core.reportingComponent, 'example.com/kubectl-test');
       const list = JSON.parse(await ok(['get', 'events.v1.events.orch.io', '-A', '-o', 'json']));
       assert.ok(list.items.some((i: any) => i.metadata.namespace === 'kt-events' && i.metadata.name === 'kt-ev'));
-      assert.equal((await ok(['delete', 'ev', 'kt-ev', '-n', 'kt-events'])).trim(), 'event.events.orch.io "kt-ev" deleted');
-      const r = await kubectl(['get', 'ev', 'kt-ev', '-n', 'kt-events']);
+      assert.equal((await ok(['delete', 'events.v1.events.orch.io', 'kt-ev', '-n', 'kt-events'])).trim(), 'event.events.orch.io "kt-ev" deleted');
+      const r = await kubectl(['get', 'events.v1.events.orch.io', 'kt-ev', '-n', 'kt-events']);
       assert.equal(r.code, 1);
       assert.match(r.stderr, /Error from server \(NotFound\): events\.events\.orch\.io "kt-ev" not found/);
+      const viaCore = await kubectl(['get', 'ev', 'kt-ev', '-n', 'kt-events']);
+      assert.match(viaCore.stderr, /Error from server \(NotFound\): events "kt-ev" not found/);
     });
   });
 });

@@ -27,6 +27,7 @@ function assertJson(actual: unknown, expected: unknown): void {
 const allVerbs = ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'];
 const namespaceVerbs = ['create', 'delete', 'get', 'list', 'patch', 'update', 'watch'];
 const eventsGroupVersion = { groupVersion: 'events.orch.io/v1', version: 'v1' };
+const coordinationGroupVersion = { groupVersion: 'coordination.orch.io/v1', version: 'v1' };
 
 describe('legacy discovery', () => {
   it('GET /api lists v1 and the server address, without apiVersion', () => {
@@ -41,7 +42,10 @@ describe('legacy discovery', () => {
     assertJson(apiGroupList(registry), {
       kind: 'APIGroupList',
       apiVersion: 'v1',
-      groups: [{ name: 'events.orch.io', versions: [eventsGroupVersion], preferredVersion: eventsGroupVersion }],
+      groups: [
+        { name: 'coordination.orch.io', versions: [coordinationGroupVersion], preferredVersion: coordinationGroupVersion },
+        { name: 'events.orch.io', versions: [eventsGroupVersion], preferredVersion: eventsGroupVersion },
+      ],
     });
   });
 
@@ -62,6 +66,15 @@ describe('legacy discovery', () => {
       kind: 'APIResourceList',
       groupVersion: 'v1',
       resources: [
+        {
+          name: 'configmaps', singularName: 'configmap', namespaced: true, kind: 'ConfigMap',
+          verbs: allVerbs, shortNames: ['cm'], storageVersionHash: 'qFsyl6wFWjQ=',
+        },
+        // a view of the events.orch.io Events, hashed as the core Event Kubernetes stores
+        {
+          name: 'events', singularName: 'event', namespaced: true, kind: 'Event',
+          verbs: allVerbs, shortNames: ['ev'], storageVersionHash: 'r2yiGXH7wu8=',
+        },
         {
           name: 'namespaces', singularName: 'namespace', namespaced: false, kind: 'Namespace',
           verbs: namespaceVerbs, shortNames: ['ns'], storageVersionHash: 'Q3oi5N2YM8M=',
@@ -123,6 +136,14 @@ describe('aggregated discovery', () => {
           version: 'v1',
           resources: [
             {
+              resource: 'configmaps', responseKind: { group: '', version: '', kind: 'ConfigMap' }, scope: 'Namespaced',
+              singularResource: 'configmap', verbs: allVerbs, shortNames: ['cm'],
+            },
+            {
+              resource: 'events', responseKind: { group: '', version: '', kind: 'Event' }, scope: 'Namespaced',
+              singularResource: 'event', verbs: allVerbs, shortNames: ['ev'],
+            },
+            {
               resource: 'namespaces', responseKind: namespace, scope: 'Cluster', singularResource: 'namespace',
               verbs: namespaceVerbs, shortNames: ['ns'],
               subresources: [
@@ -151,6 +172,16 @@ describe('aggregated discovery', () => {
       apiVersion: 'apidiscovery.orch.io/v2',
       metadata: {},
       items: [{
+        metadata: { name: 'coordination.orch.io', creationTimestamp: null },
+        versions: [{
+          version: 'v1',
+          resources: [{
+            resource: 'leases', responseKind: { group: '', version: '', kind: 'Lease' }, scope: 'Namespaced',
+            singularResource: 'lease', verbs: allVerbs,
+          }],
+          freshness: 'Current',
+        }],
+      }, {
         metadata: { name: 'events.orch.io', creationTimestamp: null },
         versions: [{
           version: 'v1',

@@ -25,7 +25,7 @@ const events: Doc = openApiV3GroupVersion(registry, 'events.orch.io', 'v1');
 const meta = 'io.orch.apimachinery.pkg.apis.meta.v1';
 const saName = 'io.orch.api.core.v1.ServiceAccount';
 const saGvk = { group: '', kind: 'ServiceAccount', version: 'v1' };
-const indexKeys = ['api', 'api/v1', 'apis', 'apis/events.orch.io', 'apis/events.orch.io/v1'];
+const indexKeys = ['api', 'api/v1', 'apis', 'apis/coordination.orch.io', 'apis/coordination.orch.io/v1', 'apis/events.orch.io', 'apis/events.orch.io/v1'];
 
 /** Both spellings of an extension, which must agree (kubectl reads only the Kubernetes one). */
 function ext(node: Doc, name: string): unknown {
@@ -105,7 +105,7 @@ describe('definitions (v2)', () => {
     assert.deepEqual(ext(v2.definitions[`${meta}.Status`], 'group-version-kind'), [{ group: '', kind: 'Status', version: 'v1' }]);
     for (const kind of ['DeleteOptions', 'WatchEvent']) {
       assert.deepEqual(ext(v2.definitions[`${meta}.${kind}`], 'group-version-kind'),
-        [{ group: '', kind, version: 'v1' }, { group: 'events.orch.io', kind, version: 'v1' }]);
+        [{ group: '', kind, version: 'v1' }, { group: 'coordination.orch.io', kind, version: 'v1' }, { group: 'events.orch.io', kind, version: 'v1' }]);
     }
     assert.equal(ext(v2.definitions[`${meta}.ObjectMeta`], 'group-version-kind'), undefined);
   });
@@ -118,7 +118,11 @@ describe('definitions (v2)', () => {
       'io.orch.api.core.v1.NamespaceCondition': ['type', 'status'],
       'io.orch.api.core.v1.Secret': undefined, 'io.orch.api.core.v1.SecretList': ['items'],
       'io.orch.api.core.v1.ObjectReference': undefined, 'io.orch.api.core.v1.LocalObjectReference': undefined,
-      'io.orch.api.events.v1.EventSource': undefined,
+      'io.orch.api.core.v1.ConfigMap': undefined, 'io.orch.api.core.v1.ConfigMapList': ['items'],
+      'io.orch.api.core.v1.Event': ['metadata', 'involvedObject'], 'io.orch.api.core.v1.EventList': ['items'],
+      'io.orch.api.core.v1.EventSeries': undefined, 'io.orch.api.core.v1.EventSource': undefined,
+      'io.orch.api.coordination.v1.Lease': undefined, 'io.orch.api.coordination.v1.LeaseList': ['items'],
+      'io.orch.api.coordination.v1.LeaseSpec': undefined,
       'io.orch.api.events.v1.Event': ['eventTime'], 'io.orch.api.events.v1.EventList': ['items'],
       'io.orch.api.events.v1.EventSeries': ['count', 'lastObservedTime'],
       [`${meta}.ObjectMeta`]: undefined, [`${meta}.ListMeta`]: undefined, [`${meta}.ManagedFieldsEntry`]: undefined,
@@ -139,6 +143,27 @@ describe('definitions (v2)', () => {
       assert.deepEqual(v2.definitions[name].required, required, name);
       for (const field of required ?? []) assert.ok(v2.definitions[name].properties[field], `${name} requires a field it has: ${field}`);
     }
+  });
+
+  it('declares the catalog kinds as Kubernetes does: core Event and ConfigMap, coordination Lease', () => {
+    const coreEvent = v2.definitions['io.orch.api.core.v1.Event'];
+    assert.deepEqual(coreEvent.required, ['metadata', 'involvedObject']);
+    assert.deepEqual(ext(coreEvent, 'group-version-kind'), [{ group: '', kind: 'Event', version: 'v1' }]);
+    assert.equal(coreEvent.properties.involvedObject.$ref, '#/definitions/io.orch.api.core.v1.ObjectReference');
+    assert.equal(coreEvent.properties.firstTimestamp.$ref, `#/definitions/${meta}.Time`);
+    assert.equal(coreEvent.properties.eventTime.$ref, `#/definitions/${meta}.MicroTime`);
+    // EventSource is core's, shared by the events group's deprecatedSource
+    assert.equal(coreEvent.properties.source.$ref, '#/definitions/io.orch.api.core.v1.EventSource');
+    assert.equal(v2.definitions['io.orch.api.events.v1.Event'].properties.deprecatedSource.$ref, '#/definitions/io.orch.api.core.v1.EventSource');
+    const configMap = v2.definitions['io.orch.api.core.v1.ConfigMap'];
+    assert.deepEqual(configMap.properties.binaryData.additionalProperties, { type: 'string', format: 'byte' });
+    assert.deepEqual(configMap.properties.data.additionalProperties, { type: 'string' });
+    assert.equal(configMap.properties.immutable.type, 'boolean');
+    const spec = v2.definitions['io.orch.api.coordination.v1.LeaseSpec'];
+    assert.deepEqual(Object.keys(spec.properties).sort(), ['acquireTime', 'holderIdentity', 'leaseDurationSeconds', 'leaseTransitions', 'preferredHolder', 'renewTime', 'strategy']);
+    assert.equal(spec.properties.renewTime.$ref, `#/definitions/${meta}.MicroTime`);
+    assert.equal(spec.properties.leaseDurationSeconds.format, 'int32');
+    assert.deepEqual(ext(v2.definitions['io.orch.api.coordination.v1.Lease'], 'group-version-kind'), [{ group: 'coordination.orch.io', kind: 'Lease', version: 'v1' }]);
   });
 
   it('resolves every $ref', () => {
@@ -372,7 +397,7 @@ describe('the v3 index and hashes', () => {
     const before: Doc = openApiV3Index(registry);
     const after: Doc = openApiV3Index(new ApiRegistry(builtinKinds.filter((k) => k !== secretKind)));
     assert.notEqual(after.paths['api/v1'].serverRelativeURL, before.paths['api/v1'].serverRelativeURL);
-    for (const key of ['api', 'apis', 'apis/events.orch.io', 'apis/events.orch.io/v1']) {
+    for (const key of ['api', 'apis', 'apis/coordination.orch.io', 'apis/coordination.orch.io/v1', 'apis/events.orch.io', 'apis/events.orch.io/v1']) {
       assert.equal(after.paths[key].serverRelativeURL, before.paths[key].serverRelativeURL, key);
     }
   });

@@ -1,6 +1,9 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 
+import { leaseKind } from '../../src/api/coordination/lease.js';
+import { configMapKind } from '../../src/api/core/config-map.js';
+import { coreEventKind } from '../../src/api/core/event.js';
 import { namespaceKind } from '../../src/api/core/namespace.js';
 import { secretKind } from '../../src/api/core/secret.js';
 import { serviceAccountKind } from '../../src/api/core/service-account.js';
@@ -110,6 +113,36 @@ const fullObjects: [KindDeclaration, Record<string, unknown>][] = [
     deprecatedLastTimestamp: '2024-05-06T07:08:30Z',
     deprecatedCount: -1,
   }],
+  [configMapKind, {
+    metadata: fullMetadata,
+    immutable: false,
+    data: { 'app.properties': 'a=b\nc=d', empty: '', unicode: 'ž ✓' },
+    binaryData: { 'bin.dat': Buffer.from([0, 1, 2, 255]).toString('base64') },
+  }],
+  [coreEventKind, {
+    metadata: fullMetadata,
+    involvedObject: { kind: 'Pod', namespace: 'team-a', name: 'p', uid: 'u-4', apiVersion: 'v1', resourceVersion: '9', fieldPath: 'spec.containers{a}' },
+    reason: 'Started',
+    message: 'started container ✓',
+    source: { component: 'kubelet', host: 'n1' },
+    firstTimestamp: '2024-05-06T07:08:00Z',
+    lastTimestamp: '2024-05-06T07:08:30Z',
+    count: 3,
+    type: 'Normal',
+    eventTime: '2024-05-06T07:08:09.123456Z',
+    series: { count: 5, lastObservedTime: '2024-05-06T07:08:19.000001Z' },
+    action: 'Pulling',
+    related: { kind: 'Node', name: 'n1' },
+    reportingComponent: 'orch.io/kubelet',
+    reportingInstance: 'kubelet-xyzf',
+  }],
+  [leaseKind, {
+    metadata: fullMetadata,
+    spec: {
+      holderIdentity: 'node-a_1234', leaseDurationSeconds: 15, acquireTime: '2024-05-06T07:08:09.000001Z',
+      renewTime: '2024-05-06T07:08:19.123456Z', leaseTransitions: 0, strategy: 'OldestEmulationVersion', preferredHolder: 'node-b',
+    },
+  }],
 ];
 
 // Request bodies kubectl v1.32.4 sends, captured with `-v=9` (protobuf) and `--dry-run=client -o json`.
@@ -172,6 +205,18 @@ describe('protobuf round trip', () => {
 
   it('a minimal object of each kind', () => {
     for (const kind of builtinKinds) roundTrip(kind, { metadata: { name: 'x' } });
+  });
+
+  it('writes pointer fields only when set and keeps their zero values (LeaseSpec)', () => {
+    const spec = leaseKind.schema.fields.spec as StructSchema;
+    // holderIdentity = "", leaseTransitions = 0: set pointers, as client-go sends a fresh lease
+    const set = Buffer.from([...str(1, ''), ...vi(5, 0)]);
+    assert.deepEqual(encodeMessage({ holderIdentity: '', leaseTransitions: 0 }, spec), set);
+    assert.deepEqual(decodeMessage(set, spec), { holderIdentity: '', leaseTransitions: 0 });
+    // unset pointers are not written, where a plain string is written empty
+    assert.deepEqual(encodeMessage({}, spec), Buffer.alloc(0));
+    const series = coreEventKind.schema.fields.series as StructSchema;
+    assert.deepEqual(decodeMessage(Buffer.from(vi(1, 0)), series), {}, 'a plain int32 zero is omitted, as omitempty does');
   });
 
   it('encodeMessage / decodeMessage without the envelope', () => {

@@ -2,7 +2,8 @@ import { fieldErrors, type FieldError } from '../../status/status-error.js';
 import { allVerbs, fieldLabelNotSupported, type KindDeclaration } from '../kind.js';
 import { objectReferenceSchema, typeAndMeta, type KObject } from '../meta.js';
 import { s } from '../schema.js';
-import { age, nameDescription, type TableColumn } from '../printing.js';
+import { eventSourceSchema } from '../core/event-source.js';
+import { eventColumns, type PrintedEvent } from './event-printing.js';
 import { isQualifiedName, validateObjectMeta, validateObjectMetaUpdate } from '../validation/names.js';
 
 export interface EventObject extends KObject {
@@ -75,12 +76,6 @@ const immutableEventFields: ReadonlyArray<[keyof EventObject, string]> = [
   ['related', 'related'], ['reportingController', 'reportingController'], ['reportingInstance', 'reportingInstance'],
 ];
 
-const eventSourceSchema = s.struct('EventSource', {
-  component: s.string('Component from which the event is generated.'),
-  host: s.string('Node name on which the event is generated.'),
-});
-eventSourceSchema.proto = { component: 1, host: 2 };
-
 const eventSeriesSchema = s.struct('EventSeries', {
   count: s.int32('count is the number of occurrences in this series up to the last heartbeat time.'),
   lastObservedTime: s.microTime('lastObservedTime is the time when last Event from the series was seen before last heartbeat.'),
@@ -88,37 +83,15 @@ const eventSeriesSchema = s.struct('EventSeries', {
 eventSeriesSchema.proto = { count: 1, lastObservedTime: 2 };
 eventSeriesSchema.required = ['count', 'lastObservedTime'];
 
-/** kubectl's event columns (printEvent), wide ones at priority 1. */
-function lastSeen(e: EventObject, now: number): string {
-  if (e.series?.lastObservedTime) return age(e.series.lastObservedTime, now);
-  return age(e.deprecatedLastTimestamp || e.deprecatedFirstTimestamp || e.eventTime, now);
-}
-const eventColumns: readonly TableColumn[] = [
-  { name: 'Last Seen', type: 'string', description: 'The time at which the most recent occurrence of this event was recorded.', cell: (o, now) => lastSeen(o as EventObject, now) },
-  { name: 'Type', type: 'string', description: 'Type of this event (Normal, Warning), new types could be added in the future', cell: (o) => (o as EventObject).type ?? '' },
-  { name: 'Reason', type: 'string', description: 'This should be a short, machine understandable string that gives the reason for the transition into the object\'s current status.', cell: (o) => (o as EventObject).reason ?? '' },
-  {
-    name: 'Object', type: 'string', description: 'The object that this event is about.',
-    cell: (o) => {
-      const r = (o as EventObject).regarding ?? {};
-      return r.name ? `${(r.kind ?? '').toLowerCase()}/${r.name}` : (r.kind ?? '').toLowerCase();
-    },
-  },
-  { name: 'Subobject', type: 'string', priority: 1, description: 'If referring to a piece of an object instead of an entire object, this string should contain a valid JSON/Go field access statement.', cell: (o) => (o as EventObject).regarding?.fieldPath ?? '' },
-  {
-    name: 'Source', type: 'string', priority: 1, description: 'The component reporting this event. Should be a short machine understandable string.',
-    cell: (o) => {
-      const e = o as EventObject;
-      const component = e.deprecatedSource?.component || e.reportingController || '';
-      const instance = e.deprecatedSource?.host || e.reportingInstance || '';
-      return instance ? `${component}, ${instance}` : component;
-    },
-  },
-  { name: 'Message', type: 'string', description: 'A human-readable description of the status of this operation.', cell: (o) => ((o as EventObject).note ?? '').trim() },
-  { name: 'First Seen', type: 'string', priority: 1, description: 'The time at which the event was first recorded.', cell: (o, now) => age((o as EventObject).deprecatedFirstTimestamp || (o as EventObject).eventTime, now) },
-  { name: 'Count', type: 'string', priority: 1, description: 'The number of times this event has occurred.', cell: (o) => (o as EventObject).series?.count ?? ((o as EventObject).deprecatedCount || 1) },
-  { name: 'Name', type: 'string', priority: 1, format: 'name', description: nameDescription, cell: (o) => o.metadata.name ?? '' },
-];
+/** The storage representation read with the internal Event's names, for kubectl's columns. */
+const printed = (o: Readonly<KObject>): PrintedEvent => {
+  const e = o as EventObject;
+  return {
+    involvedObject: e.regarding, reason: e.reason, message: e.note, source: e.deprecatedSource,
+    firstTimestamp: e.deprecatedFirstTimestamp, lastTimestamp: e.deprecatedLastTimestamp, count: e.deprecatedCount,
+    type: e.type, eventTime: e.eventTime, series: e.series, reportingController: e.reportingController, reportingInstance: e.reportingInstance,
+  };
+};
 
 const regarding = (field: string) => (o: KObject) => (o as EventObject).regarding?.[field] ?? '';
 
@@ -143,7 +116,7 @@ export const eventKind: KindDeclaration = {
     deprecatedCount: s.int32('deprecatedCount is the deprecated field assuring backward compatibility with core.v1 Event type.'),
   }), 'Event is a report of an event somewhere in the cluster.'),
   nameRule: 'dns1123Subdomain',
-  table: eventColumns,
+  table: eventColumns(printed),
   returnDeletedObject: false,
   allowCreateOnUpdate: true,
   ttlMs: (config) => config.eventTtlMs,

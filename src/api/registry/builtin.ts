@@ -1,8 +1,17 @@
 /** The kinds this server serves from the start, each declared once under src/api/<group>/. */
+import { leaseKind } from '../coordination/lease.js';
+import { configMapKind } from '../core/config-map.js';
+import { coreEventKind } from '../core/event.js';
 import { namespaceKind } from '../core/namespace.js';
 import { secretKind } from '../core/secret.js';
 import { serviceAccountKind } from '../core/service-account.js';
 import { eventKind } from '../events/event.js';
 import type { KindDeclaration } from '../kind.js';
 
-export const builtinKinds: readonly KindDeclaration[] = [namespaceKind, serviceAccountKind, secretKind, eventKind];
+/**
+ * Core kinds first, so that types the groups share (EventSource) are named by the core package in
+ * OpenAPI. The core Event is a view of the events.orch.io Events in storage.
+ */
+export const builtinKinds: readonly KindDeclaration[] = [
+  namespaceKind, serviceAccountKind, secretKind, configMapKind, coreEventKind, eventKind, leaseKind,
+];

@@ -66,8 +66,34 @@ export function isValidLabelValue(value: string): string[] {
   return errs;
 }
 
-export type NameRule = 'dns1123Subdomain' | 'dns1123Label';
-const nameRules: Record<NameRule, (v: string) => string[]> = { dns1123Subdomain: isDns1123Subdomain, dns1123Label: isDns1123Label };
+const configMapKeyFmt = '[-._a-zA-Z0-9]+';
+const configMapKey = new RegExp(`^${configMapKeyFmt}$`);
+
+/** IsConfigMapKey: a key of a ConfigMap's or Secret's data, which may become a file name. */
+export function isConfigMapKey(value: string): string[] {
+  const errs: string[] = [];
+  if (value.length > 253) errs.push(maxLenError(253));
+  if (!configMapKey.test(value)) {
+    errs.push(`a valid config key must consist of alphanumeric characters, '-', '_' or '.' (e.g. 'key.name',  or 'KEY_NAME',  or 'key-name', regex used for validation is '${configMapKeyFmt}')`);
+  }
+  if (value === '.') errs.push("must not be '.'");
+  else if (value === '..') errs.push("must not be '..'");
+  else if (value.startsWith('..')) errs.push("must not start with '..'");
+  return errs;
+}
+
+/** IsValidPathSegmentName: what a name needs to be one segment of a URL path (core Events' only rule). */
+export function isValidPathSegmentName(value: string): string[] {
+  if (value === '.' || value === '..') return [`may not be '${value}'`];
+  const errs: string[] = [];
+  for (const c of ['/', '%']) if (value.includes(c)) errs.push(`may not contain '${c}'`);
+  return errs;
+}
+
+export type NameRule = 'dns1123Subdomain' | 'dns1123Label' | 'pathSegment';
+const nameRules: Record<NameRule, (v: string) => string[]> = {
+  dns1123Subdomain: isDns1123Subdomain, dns1123Label: isDns1123Label, pathSegment: isValidPathSegmentName,
+};
 
 const totalAnnotationSizeLimit = 256 * 1024;
 
