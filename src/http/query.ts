@@ -154,8 +154,9 @@ export function deleteOptionsFrom(q: URLSearchParams, body: Record<string, unkno
   if (grace !== undefined) options.gracePeriodSeconds = grace;
   const policy = q.get('propagationPolicy');
   if (policy) options.propagationPolicy = policy;
-  // deprecated, and without a garbage collector an orphan finalizer has no effect: only validated
-  let orphanDependents = parseBoolParam(q, 'orphanDependents');
+  // deprecated: propagationPolicy=Orphan (true) or Background (false) in its older spelling
+  const orphanDependents = parseBoolParam(q, 'orphanDependents');
+  if (orphanDependents !== undefined) options.orphanDependents = orphanDependents;
   let dryRun = write.dryRun;
   if (body) {
     if (body.kind !== undefined && body.kind !== 'DeleteOptions') {
@@ -163,7 +164,7 @@ export function deleteOptionsFrom(q: URLSearchParams, body: Record<string, unkno
     }
     if (typeof body.gracePeriodSeconds === 'number') options.gracePeriodSeconds = body.gracePeriodSeconds;
     if (typeof body.propagationPolicy === 'string') options.propagationPolicy = body.propagationPolicy;
-    if (typeof body.orphanDependents === 'boolean') orphanDependents = body.orphanDependents;
+    if (typeof body.orphanDependents === 'boolean') options.orphanDependents = body.orphanDependents;
     const pre = body.preconditions as { uid?: unknown; resourceVersion?: unknown } | undefined;
     if (pre && typeof pre === 'object') {
       options.preconditions = {};
@@ -176,7 +177,7 @@ export function deleteOptionsFrom(q: URLSearchParams, body: Record<string, unkno
     }
   }
   const errs: FieldError[] = [];
-  if (orphanDependents !== undefined && options.propagationPolicy !== undefined) {
+  if (options.orphanDependents !== undefined && options.propagationPolicy !== undefined) {
     errs.push(fieldErrors.invalid('propagationPolicy', options.propagationPolicy, 'orphanDependents and deletionPropagation cannot be both set'));
   }
   if (options.propagationPolicy !== undefined && !propagationPolicies.includes(options.propagationPolicy)) {
