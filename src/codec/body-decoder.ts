@@ -4,6 +4,7 @@
  * `fieldValidation` (Strict: 400; Warn: warnings; Ignore: dropped), with kube-apiserver's messages.
  */
 import { fromYaml } from './yaml.js';
+import { goQuote } from '../api/go-quote.js';
 import { apiVersionOf, type KindDeclaration } from '../api/kind.js';
 import type { KObject } from '../api/meta.js';
 import { DecodeError, decodeValue, type DecodeOutcome } from '../api/schema.js';
@@ -110,8 +111,8 @@ export function decodeObject(target: KindDeclaration, raw: unknown, validation: 
   }
   object.metadata ??= {};
   if (validation === 'Ignore') return { object, warnings: [] };
-  const problems = outcome.unknownFields.map((f) => `unknown field ${JSON.stringify(f)}`);
-  for (const f of duplicates) problems.push(`duplicate field ${JSON.stringify(f)}`);
+  const problems = outcome.unknownFields.map((f) => `unknown field ${goQuote(f)}`);
+  for (const f of duplicates) problems.push(`duplicate field ${goQuote(f)}`);
   if (problems.length > 0 && validation === 'Strict') throw cannotHandle(`strict decoding error: ${problems.join(', ')}`);
   return { object, warnings: problems };
 }

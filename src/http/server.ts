@@ -18,6 +18,7 @@ import { errors, StatusError } from '../status/status-error.js';
 import { Exchange, header, type ExchangeOptions, type Request, type Response } from './exchange.js';
 import type { NonResourceHandler } from './non-resource.js';
 import { requestInfo } from './request-info.js';
+import { parseRequestTarget } from './request-target.js';
 import type { ResourceHandler } from './resource-handler.js';
 
 export interface FrontDoorOptions {
@@ -84,7 +85,7 @@ export class FrontDoor {
   private async handle(req: Request, res: Response): Promise<void> {
     const started = process.hrtime.bigint();
     this.active++;
-    const url = new URL(req.url ?? '/', 'https://orch.invalid');
+    const url = parseRequestTarget(req.url);
     const ex = new Exchange(req, res, url.pathname, url.searchParams, Date.now(), this.options.exchange);
     let verb = (req.method ?? 'GET').toLowerCase();
     let release: (() => void) | undefined;
@@ -130,7 +131,7 @@ export class FrontDoor {
 
   /** An HTTP/1.1 WebSocket upgrade: a watch served one event per message, authenticated and authorized like any request. */
   private upgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void {
-    const url = new URL(req.url ?? '/', 'https://orch.invalid');
+    const url = parseRequestTarget(req.url);
     let user: string | undefined;
     try {
       const who = this.deps.authenticator.authenticate({ socket: socket as TLSSocket, authorization: header(req, 'authorization') });

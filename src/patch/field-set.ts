@@ -6,6 +6,7 @@
  *
  * Values are JSON; `undefined` is an absent field and `null` an explicit null, which SMD keeps apart.
  */
+import { goQuote } from '../api/go-quote.js';
 import type { ListSchema, Schema } from '../api/schema.js';
 
 /** One serialized path element: `f:name`, `k:{"name":"a"}`, `v:"x"`, `i:0`. */
@@ -48,19 +49,6 @@ export function goJSON(v: unknown): string {
   }
   if (typeof v === 'string') return goString(v);
   return JSON.stringify(v ?? null);
-}
-
-/** strconv.Quote (`%q`) for the strings that reach messages. */
-export function goQuote(s: string): string {
-  const named: Record<string, string> = { '\x07': '\\a', '\b': '\\b', '\f': '\\f', '\n': '\\n', '\r': '\\r', '\t': '\\t', '\v': '\\v', '"': '\\"', '\\': '\\\\' };
-  let out = '"';
-  for (const ch of s) {
-    const c = ch.codePointAt(0) as number;
-    if (named[ch]) out += named[ch];
-    else if (c < 0x20 || c === 0x7f) out += `\\x${c.toString(16).padStart(2, '0')}`;
-    else out += ch;
-  }
-  return `${out}"`;
 }
 
 /** value.ToString: how a key or set value reads inside a path string. */

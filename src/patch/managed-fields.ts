@@ -8,9 +8,10 @@
 import type { KindDeclaration } from '../api/kind.js';
 import { apiVersionOf } from '../api/kind.js';
 import type { KObject, ManagedFieldsEntry } from '../api/meta.js';
+import { goQuote } from '../api/go-quote.js';
 import { formatTime, type Schema } from '../api/schema.js';
 import {
-  compareObjects, compareStrings, difference, goQuote, intersection, parseFieldsV1, pathKey, reconcileWithSchema, recursiveDifference, toFieldsV1, union,
+  compareObjects, compareStrings, difference, intersection, parseFieldsV1, pathKey, reconcileWithSchema, recursiveDifference, toFieldsV1, union,
   type Comparison, type FieldSet, type PathKey,
 } from './field-set.js';
 

@@ -127,3 +127,11 @@ export function validateObjectMetaUpdate(meta: ObjectMeta, old: ObjectMeta): Fie
   immutable('creationTimestamp');
   return errs;
 }
+
+/** path.IsValidPathSegmentName: what a name must not be to sit in a URL path and a storage key. */
+export function isValidPathSegmentName(name: string): string[] {
+  if (name === '.' || name === '..') return [`may not be '${name}'`];
+  const errs: string[] = [];
+  for (const illegal of ['/', '%']) if (name.includes(illegal)) errs.push(`may not contain '${illegal}'`);
+  return errs;
+}
