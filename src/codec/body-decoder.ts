@@ -13,6 +13,7 @@ import type { Encoding } from './media-types.js';
 import { duplicateFields } from './duplicate-fields.js';
 import { decodeEnvelope, ProtobufError } from './protobuf.js';
 import { CborError, decodeCbor } from './cbor.js';
+import { parseJson } from './json.js';
 
 export type FieldValidation = 'Strict' | 'Warn' | 'Ignore';
 
@@ -49,7 +50,7 @@ function parse(body: Buffer, encoding: Encoding, target: KindDeclaration): unkno
     }
   }
   try {
-    return JSON.parse(text);
+    return parseJson(text);
   } catch (err) {
     throw unrecognized(`couldn't get version/kind; json parse error: ${(err as Error).message}`);
   }
@@ -61,7 +62,7 @@ export function parseBody(body: Buffer, encoding: Encoding, what: string): Recor
   let value: unknown;
   if (encoding === 'protobuf') throw errors.unsupportedMediaType(['application/json', 'application/yaml']);
   try {
-    value = encoding === 'cbor' ? decodeCbor(body) : encoding === 'yaml' ? fromYaml(text) : JSON.parse(text);
+    value = encoding === 'cbor' ? decodeCbor(body) : encoding === 'yaml' ? fromYaml(text) : parseJson(text);
   } catch (err) {
     throw errors.badRequest(`error decoding ${what}: ${(err as Error).message.split('\n')[0]}`);
   }

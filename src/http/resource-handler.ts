@@ -8,6 +8,7 @@ import { isValidPathSegmentName } from '../api/validation/names.js';
 import type { KObject } from '../api/meta.js';
 import { decodeBody, decodeObject, parseBody } from '../codec/body-decoder.js';
 import { decodeCbor } from '../codec/cbor.js';
+import { parseJson } from '../codec/json.js';
 import { fromYaml } from '../codec/yaml.js';
 import { serverSideApply, conflictError } from '../patch/apply.js';
 import { acceptedPatchTypes, applyJsonPatch, patchTypeOf } from '../patch/json-patch.js';
@@ -190,7 +191,7 @@ export class ResourceHandler {
 
     let patch: unknown;
     try {
-      patch = JSON.parse(body.toString('utf8'));
+      patch = parseJson(body.toString('utf8'));
     } catch (err) {
       throw errors.badRequest(`error decoding patch: ${(err as Error).message}`);
     }

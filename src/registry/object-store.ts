@@ -9,6 +9,7 @@ import type { KObject, ObjectMeta } from '../api/meta.js';
 import { formatTime } from '../api/schema.js';
 import type { FieldSelector } from '../api/selection/field-selector.js';
 import type { LabelSelector } from '../api/selection/label-selector.js';
+import { validateManagedFields } from '../api/validation/names.js';
 import { updateManagedFields } from '../patch/managed-fields.js';
 import { decodeContinue, encodeContinue, expiredContinue, latestRevision } from '../store/continue-token.js';
 import { StoredObject, tableOf, type ReadModel, type Table } from '../store/read-model.js';
@@ -303,7 +304,8 @@ export class ObjectStore {
   }
 
   private invalid(name: string, errs: ReturnType<KindDeclaration['validate']>): StatusError {
-    return errors.invalid({ group: this.kind.group, kind: this.kind.kind }, name, errs);
+    // rest.BeforeCreate/BeforeUpdate name the kind by strategy.ObjectKinds(internal object)[0]
+    return errors.invalid({ group: this.kind.internalGroup ?? this.kind.group, kind: this.kind.kind }, name, errs);
   }
 
   /** NamespaceLifecycle admission: new objects only in namespaces that exist and are not terminating. */
@@ -339,6 +341,8 @@ export class ObjectStore {
     if (errs.length) throw this.invalid(meta.name ?? '', errs);
     if (!ctx.applied) meta.managedFields = updateManagedFields(obj, undefined, { kind: this.kind, manager: ctx.manager, now: ctx.now, resetFields: this.resetFields() });
     if (meta.managedFields?.length === 0) delete meta.managedFields;
+    const managedErrs = validateManagedFields(meta.managedFields);
+    if (managedErrs.length) throw this.invalid(meta.name ?? '', managedErrs);
     meta.resourceVersion = ''; // keeps the field's place in canonical order; the commit's revision fills it
     return this.canonical(obj);
   }
@@ -525,11 +529,13 @@ export class ObjectStore {
     const errs = this.kind.validateUpdate(obj, old);
     if (errs.length) throw this.invalid(name, errs);
     if (!ctx.applied) {
-      if (!meta.managedFields || meta.managedFields.length === 0) meta.managedFields = old.metadata.managedFields;
-      const base = { ...old, metadata: { ...old.metadata, managedFields: meta.managedFields } };
-      meta.managedFields = updateManagedFields(obj, base, { kind: this.kind, manager: ctx.manager, now: ctx.now, resetFields: subresource ? [] : this.resetFields() });
+      meta.managedFields = updateManagedFields(obj, old, {
+        kind: this.kind, manager: ctx.manager, now: ctx.now, resetFields: subresource ? [] : this.resetFields(), ignoreSentManagedFields: subresource !== undefined,
+      });
     }
     if (meta.managedFields?.length === 0) delete meta.managedFields;
+    const managedErrs = validateManagedFields(meta.managedFields);
+    if (managedErrs.length) throw this.invalid(name, managedErrs);
     meta.resourceVersion = old.metadata.resourceVersion;
     return this.canonical(obj);
   }
