@@ -5,7 +5,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { connect as http2Connect } from 'node:http2';
-import { request as httpsRequest } from 'node:https';
+import { request as httpsRequest, type Agent as HttpsAgent } from 'node:https';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -144,6 +144,8 @@ export interface RequestOptions {
   asSent?: boolean;
   /** fail the request (reject) after this many milliseconds */
   timeoutMs?: number;
+  /** an agent that keeps connections open (default: a new connection per request) */
+  agent?: HttpsAgent;
 }
 
 function parseJson(text: string): unknown {
@@ -161,7 +163,7 @@ export function request(server: TestServer, path: string, o: RequestOptions = {}
   return new Promise((resolve, reject) => {
     const options = {
       method: o.method ?? 'GET', headers, ca: server.admin.ca,
-      cert: creds?.cert, key: creds?.key, agent: false,
+      cert: creds?.cert, key: creds?.key, agent: o.agent ?? false,
     };
     const callback = (res: import('node:http').IncomingMessage) => {
       const chunks: Buffer[] = [];
