@@ -112,7 +112,7 @@ export class FrontDoor {
         return;
       }
       release = this.admit(info.verb, user.groups.includes(privilegedGroup));
-      await this.withTimeout(ex, this.deps.resources.serve(ex, info, kind));
+      await this.withTimeout(ex, () => this.deps.resources.serve(ex, info, kind));
     } catch (err) {
       if (!(err instanceof StatusError)) this.deps.log.error({ err, path: url.pathname }, 'request failed');
       if (!ex.sent) ex.sendError(err);
@@ -169,8 +169,11 @@ export class FrontDoor {
     return () => { this.inflight--; };
   }
 
-  /** --request-timeout, shortened by a `timeout` query parameter: 504 when the work takes longer. */
-  private async withTimeout(ex: Exchange, work: Promise<void>): Promise<void> {
+  /**
+   * --request-timeout, shortened by a `timeout` query parameter: 504 when the work takes longer.
+   * The work starts only once the parameter is known good (a bad one is 400, and nothing runs).
+   */
+  private async withTimeout(ex: Exchange, start: () => Promise<void>): Promise<void> {
     let timeoutMs = this.options.requestTimeoutMs;
     const requested = ex.query.get('timeout');
     if (requested) {
@@ -178,6 +181,7 @@ export class FrontDoor {
         throw errors.badRequest(`invalid timeout specified in the request URL: ${(err as Error).message}`);
       }
     }
+    const work = start();
     let timer: NodeJS.Timeout | undefined;
     const expired = new Promise<never>((_, reject) => {
       timer = setTimeout(() => reject(errors.timeout('Timeout: request did not complete within requested timeout - context deadline exceeded')), timeoutMs);

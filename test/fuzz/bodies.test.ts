@@ -14,7 +14,7 @@ import { encodeCbor } from '../../src/codec/cbor.js';
 import { encodeEnvelope } from '../../src/codec/protobuf.js';
 import { toYaml } from '../../src/codec/yaml.js';
 import { createNamespace } from '../support/api.js';
-import { checkAlive, checkAnswer, closeConnections, checkRoundTrip, collectionOf, fuzzRuns, objectArb, send } from '../support/fuzz.js';
+import { checkAlive, checkAnswer, closeConnections, checkRoundTrip, collectionOf, fuzzParams, objectArb, send } from '../support/fuzz.js';
 import { startServer, type TestServer } from '../support/server.js';
 
 type KindName = 'ServiceAccount' | 'Secret' | 'Event';
@@ -80,7 +80,7 @@ describe('fuzz: body decoders', () => {
         const res = await send(server, path, { method: update ? 'PUT' : 'POST', body, headers: { 'content-type': contentTypes[encoding] } });
         checkAnswer(res, what);
         await checkRoundTrip(server, collection, res, what);
-      }), { numRuns: fuzzRuns });
+      }), fuzzParams);
       await checkAlive(server);
     });
 
@@ -100,7 +100,7 @@ describe('fuzz: body decoders', () => {
         const res = await send(server, collection, { method: 'POST', body, headers: { 'content-type': contentTypes[encoding] } });
         checkAnswer(res, what);
         await checkRoundTrip(server, collection, res, what);
-      }), { numRuns: fuzzRuns });
+      }), fuzzParams);
       await checkAlive(server);
     });
   }

@@ -9,7 +9,7 @@ import { after, before, describe, it } from 'node:test';
 import { encodeCbor } from '../../src/codec/cbor.js';
 import { toYaml } from '../../src/codec/yaml.js';
 import { createNamespace, expectStatus } from '../support/api.js';
-import { checkAlive, checkAnswer, checkRoundTrip, closeConnections, collectionOf, fuzzRuns, keyArb, objectArb, send } from '../support/fuzz.js';
+import { checkAlive, checkAnswer, checkRoundTrip, closeConnections, collectionOf, fuzzParams, keyArb, objectArb, send } from '../support/fuzz.js';
 import { startServer, type TestServer } from '../support/server.js';
 
 type KindName = 'ServiceAccount' | 'Secret' | 'Event';
@@ -74,7 +74,7 @@ describe('fuzz: patches and apply', () => {
         const res = await send(server, `${path}${query}`, { method: 'PATCH', body: JSON.stringify(patch), headers: { 'content-type': type } });
         checkAnswer(res, what);
         await checkRoundTrip(server, collection, res, what);
-      }), { numRuns: fuzzRuns });
+      }), fuzzParams);
       await checkAlive(server);
     });
   }
@@ -91,7 +91,7 @@ describe('fuzz: patches and apply', () => {
       const res = await send(server, `${path}?fieldManager=${manager}${force ? '&force=true' : ''}`, { method: 'PATCH', body, headers: { 'content-type': type } });
       checkAnswer(res, what);
       await checkRoundTrip(server, collection, res, what);
-    }), { numRuns: fuzzRuns });
+    }), fuzzParams);
     await checkAlive(server);
   });
 });

@@ -7,7 +7,7 @@
 import fc from 'fast-check';
 import { after, before, describe, it } from 'node:test';
 import { createNamespace, expectStatus } from '../support/api.js';
-import { checkAlive, checkAnswer, closeConnections, fuzzRuns, keyArb, send } from '../support/fuzz.js';
+import { checkAlive, checkAnswer, closeConnections, fuzzParams, keyArb, send } from '../support/fuzz.js';
 import { startServer, type TestServer } from '../support/server.js';
 
 /** A string as it may stand in a request target: everything outside the unreserved and sub-delims escaped. */
@@ -74,7 +74,7 @@ describe('fuzz: request lines and headers', () => {
       const target = `${path}?${query}`;
       const res = await send(server, target, { method, body });
       checkAnswer(res, `${method} ${target} ${body ?? ''}`);
-    }), { numRuns: fuzzRuns });
+    }), fuzzParams);
     await checkAlive(server);
   });
 
@@ -87,7 +87,7 @@ describe('fuzz: request lines and headers', () => {
       const headers = method === 'PATCH' ? { 'content-type': 'application/merge-patch+json' } : undefined;
       const res = await send(server, url, { method, body, headers });
       checkAnswer(res, `${method} ${url}`);
-    }), { numRuns: fuzzRuns });
+    }), fuzzParams);
     await checkAlive(server);
   });
 
@@ -96,7 +96,7 @@ describe('fuzz: request lines and headers', () => {
     await fc.assert(fc.asyncProperty(targetArb, fc.constantFrom('GET', 'POST', 'PATCH', 'PUT'), headersArb, bodyArb, async (target, method, headers, body) => {
       const res = await send(server, target, { method, headers: headers as Record<string, string>, body: method === 'GET' ? undefined : body ?? '{}' });
       checkAnswer(res, `${method} ${target} ${JSON.stringify(headers)}`);
-    }), { numRuns: fuzzRuns });
+    }), fuzzParams);
     await checkAlive(server);
   });
 });

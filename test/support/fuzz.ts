@@ -10,6 +10,9 @@ import { request, type HttpResponse, type RequestOptions, type TestServer } from
 
 export const fuzzRuns = Number(process.env.FUZZ_RUNS ?? 30);
 
+/** fc.assert's parameters: the runs, and the failing run's error in the report. */
+export const fuzzParams = { numRuns: fuzzRuns, includeErrorInReport: true };
+
 /** A request that has not answered by then has hung: a failure, not a slow pass. */
 const answerWithinMs = 15_000;
 
@@ -20,7 +23,10 @@ const agents = new WeakMap<TestServer, Agent>();
 export function send(server: TestServer, path: string, o: RequestOptions = {}): Promise<HttpResponse> {
   let agent = agents.get(server);
   if (!agent) agents.set(server, agent = new Agent({ keepAlive: true, maxSockets: 4 }));
-  return request(server, path, { ...o, asSent: true, timeoutMs: answerWithinMs, agent });
+  return request(server, path, { ...o, asSent: true, timeoutMs: answerWithinMs, agent }).catch((err: Error) => {
+    // a refused connection means the server is gone: what it printed last says why
+    throw new Error(`${o.method ?? 'GET'} ${path}: ${err.message}\nserver's last lines:\n${server.logs.slice(-15).join('\n')}`);
+  });
 }
 
 /** Closes the kept-alive connections (before the server stops). */
