@@ -161,7 +161,7 @@ function array(r: Reader, arg: number | bigint, depth: number): unknown[] {
   const out: unknown[] = [];
   const definite = arg !== -1;
   const count = definite ? (typeof arg === 'bigint' || arg > maxArrayElements ? maxArrayElements + 1 : arg) : Infinity;
-  if (count > maxArrayElements) fail(`exceeded max number of elements ${maxArrayElements} for CBOR array`);
+  if (definite && count > maxArrayElements) fail(`exceeded max number of elements ${maxArrayElements} for CBOR array`);
   for (let i = 0; i < count; i++) {
     if (!definite && r.bytes[r.pos] === 0xff) { r.pos++; break; }
     if (out.length === maxArrayElements) fail(`exceeded max number of elements ${maxArrayElements} for CBOR array`);
@@ -174,7 +174,7 @@ function map(r: Reader, arg: number | bigint, depth: number): Record<string, unk
   const out: Record<string, unknown> = {};
   const definite = arg !== -1;
   const count = definite ? (typeof arg === 'bigint' || arg > maxMapPairs ? maxMapPairs + 1 : arg) : Infinity;
-  if (count > maxMapPairs) fail(`exceeded max number of key-value pairs ${maxMapPairs} for CBOR map`);
+  if (definite && count > maxMapPairs) fail(`exceeded max number of key-value pairs ${maxMapPairs} for CBOR map`);
   for (let i = 0; i < count; i++) {
     if (!definite && r.bytes[r.pos] === 0xff) { r.pos++; break; }
     if (i === maxMapPairs) fail(`exceeded max number of key-value pairs ${maxMapPairs} for CBOR map`);

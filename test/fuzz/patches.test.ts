@@ -73,7 +73,8 @@ describe('fuzz: patches and apply', () => {
         const what = `PATCH ${type} ${kind} ${JSON.stringify(patch).slice(0, 400)}`;
         const res = await send(server, `${path}${query}`, { method: 'PATCH', body: JSON.stringify(patch), headers: { 'content-type': type } });
         checkAnswer(res, what);
-        await checkRoundTrip(server, collection, res, what);
+        // a dry run answers with what would be stored, which is not what GET finds
+        if (!query.includes('dryRun')) await checkRoundTrip(server, collection, res, what);
       }), fuzzParams);
       await checkAlive(server);
     });
