@@ -89,9 +89,9 @@ export async function checkRoundTrip(server: TestServer, collection: string, res
 
 /** Keys a client might send: valid names, Object.prototype's member names, odd characters. */
 export const keyArb: fc.Arbitrary<string> = fc.oneof(
-  fc.constantFrom('__proto__', 'constructor', 'toString', 'hasOwnProperty', 'valueOf', 'prototype', 'app', 'orch.io/x', 'a/b/c', '', '.', '..', 'Ā', 'a\u0000b', '$patch', '$retainKeys', '$setElementOrder/finalizers', '$deleteFromPrimitiveList/finalizers'),
-  fc.stringMatching(/^[A-Za-z0-9]([-A-Za-z0-9_.]{0,12}[A-Za-z0-9])?$/),
-  fc.string({ maxLength: 10 }),
+  { weight: 3, arbitrary: fc.constantFrom('__proto__', 'constructor', 'toString', 'hasOwnProperty', 'valueOf', 'prototype', 'app', 'orch.io/x', 'a/b/c', '', '.', '..', 'Ā', 'a\u0000b', '$patch', '$retainKeys', '$setElementOrder/finalizers', '$deleteFromPrimitiveList/finalizers') },
+  { weight: 6, arbitrary: fc.stringMatching(/^[A-Za-z0-9]([-A-Za-z0-9_.]{0,12}[A-Za-z0-9])?$/) },
+  { weight: 1, arbitrary: fc.string({ maxLength: 10 }) },
 );
 
 /** Names: mostly valid DNS subdomains, sometimes anything. */
@@ -102,17 +102,19 @@ export const nameArb: fc.Arbitrary<string> = fc.oneof(
 
 const anyValue: fc.Arbitrary<unknown> = fc.jsonValue({ maxDepth: 3 });
 
-/** A value that is usually of the right type for a string map, sometimes not. */
-const stringish: fc.Arbitrary<unknown> = fc.oneof({ weight: 5, arbitrary: fc.string({ maxLength: 16 }) }, { weight: 1, arbitrary: anyValue });
+/** Usually a value of the expected type, now and then anything: most bodies get past decoding. */
+const mostly = <T>(expected: fc.Arbitrary<T>): fc.Arbitrary<unknown> => fc.oneof({ weight: 30, arbitrary: expected }, { weight: 1, arbitrary: anyValue });
 
-const mapArb = (values: fc.Arbitrary<unknown>) => fc.dictionary(keyArb, values, { maxKeys: 4 });
+const stringish = mostly(fc.oneof(fc.stringMatching(/^[A-Za-z0-9]([-A-Za-z0-9_.]{0,10}[A-Za-z0-9])?$/), fc.string({ maxLength: 16 })));
+
+const mapArb = (values: fc.Arbitrary<unknown>) => fc.dictionary(keyArb, values, { maxKeys: 3 });
 
 export const metadataArb = (name: fc.Arbitrary<string>): fc.Arbitrary<Record<string, unknown>> => fc.record({
   name,
   labels: mapArb(stringish),
   annotations: mapArb(stringish),
-  finalizers: fc.array(fc.oneof(keyArb, anyValue), { maxLength: 3 }),
-  generateName: fc.string({ maxLength: 6 }),
+  finalizers: fc.array(mostly(keyArb), { maxLength: 2 }),
+  generateName: mostly(fc.constantFrom('gen-', 'x', '')),
   ownerReferences: fc.array(fc.record({ apiVersion: fc.string(), kind: fc.string(), name: fc.string(), uid: fc.string(), controller: fc.boolean() }, { requiredKeys: [] }), { maxLength: 2 }),
   managedFields: fc.array(fc.record({
     manager: fc.string({ maxLength: 8 }), operation: fc.constantFrom('Apply', 'Update', 'x'), apiVersion: fc.constantFrom('v1', 'events.orch.io/v1', ''),
@@ -122,32 +124,62 @@ export const metadataArb = (name: fc.Arbitrary<string>): fc.Arbitrary<Record<str
 
 const base64Arb = fc.uint8Array({ maxLength: 12 }).map((b) => Buffer.from(b).toString('base64'));
 
-/** Near-valid bodies of each kind the server stores, with stray fields of any name. */
-export const objectArb = (kind: 'ServiceAccount' | 'Secret' | 'Event', name: fc.Arbitrary<string> = nameArb): fc.Arbitrary<Record<string, unknown>> => {
+const validNameArb = fc.stringMatching(/^[a-z0-9]([-a-z0-9]{0,10}[a-z0-9])?$/);
+const qualifiedArb = fc.oneof(fc.constantFrom('constructor', 'toString', 'hasOwnProperty', 'app', 'orch.io/x'), fc.stringMatching(/^[A-Za-z0-9]([-A-Za-z0-9_.]{0,10}[A-Za-z0-9])?$/));
+
+/** Valid bodies of each kind, with keys named like Object.prototype members wherever they are valid. */
+const validObjectArb = (kind: 'ServiceAccount' | 'Secret' | 'Event', name: fc.Arbitrary<string>): fc.Arbitrary<Record<string, unknown>> => {
+  const metadata = fc.record({
+    name,
+    labels: fc.dictionary(qualifiedArb, fc.stringMatching(/^([A-Za-z0-9]([-A-Za-z0-9_.]{0,8}[A-Za-z0-9])?)?$/), { maxKeys: 3 }),
+    annotations: fc.dictionary(qualifiedArb, fc.string({ maxLength: 20 }), { maxKeys: 3 }),
+    finalizers: fc.subarray(['orch.io/a', 'b', 'toString']),
+  }, { requiredKeys: ['name'] });
+  if (kind === 'ServiceAccount') {
+    return fc.record({ metadata, secrets: fc.uniqueArray(fc.record({ name: validNameArb }), { selector: (s) => s.name, maxLength: 3 }), automountServiceAccountToken: fc.boolean() }, { requiredKeys: ['metadata'] })
+      .map((o) => ({ apiVersion: 'v1', kind, ...o }));
+  }
+  if (kind === 'Secret') {
+    const dataKey = fc.oneof(fc.constantFrom('__proto__', 'constructor', 'toString', 'hasOwnProperty', '.x', 'a-b_c'), fc.stringMatching(/^[-._a-zA-Z0-9]{1,12}$/));
+    return fc.record({ metadata, data: fc.dictionary(dataKey, base64Arb, { maxKeys: 4 }), stringData: fc.dictionary(dataKey, fc.string({ maxLength: 8 }), { maxKeys: 2 }) }, { requiredKeys: ['metadata'] })
+      .map((o) => ({ apiVersion: 'v1', kind, ...o }));
+  }
+  return fc.record({ metadata, note: fc.string({ maxLength: 20 }), type: fc.constantFrom('Normal', 'Warning'), action: validNameArb, reason: validNameArb })
+    .map((o) => ({
+      apiVersion: 'events.orch.io/v1', kind, eventTime: '2026-01-01T00:00:00.000000Z', reportingController: 'orch.io/fuzz', reportingInstance: 'i',
+      regarding: { kind: 'Pod', namespace: 'fuzz', name: 'p' }, ...o,
+    }));
+};
+
+/** Bodies of each kind the server stores: valid ones, and near-valid ones with wrong types and stray fields of any name. */
+export const objectArb = (kind: 'ServiceAccount' | 'Secret' | 'Event', name: fc.Arbitrary<string> = nameArb): fc.Arbitrary<Record<string, unknown>> =>
+  fc.oneof(validObjectArb(kind, name), noisyObjectArb(kind, name));
+
+const noisyObjectArb = (kind: 'ServiceAccount' | 'Secret' | 'Event', name: fc.Arbitrary<string>): fc.Arbitrary<Record<string, unknown>> => {
   const typeMeta = { apiVersion: fc.constant(kind === 'Event' ? 'events.orch.io/v1' : 'v1'), kind: fc.constant(kind) };
-  const stray = fc.dictionary(keyArb, anyValue, { maxKeys: 2 });
+  const stray = fc.dictionary(keyArb, anyValue, { maxKeys: 1 });
   const fields = kind === 'ServiceAccount'
     ? fc.record({
-      secrets: fc.array(fc.oneof(fc.record({ name: fc.string({ maxLength: 6 }) }), anyValue), { maxLength: 3 }),
+      secrets: fc.array(mostly(fc.record({ name: fc.string({ maxLength: 6 }) })), { maxLength: 3 }),
       imagePullSecrets: fc.array(fc.record({ name: fc.string({ maxLength: 6 }) }), { maxLength: 2 }),
-      automountServiceAccountToken: fc.oneof(fc.boolean(), anyValue),
+      automountServiceAccountToken: mostly(fc.boolean()),
     }, { requiredKeys: [] })
     : kind === 'Secret'
       ? fc.record({
-        data: mapArb(fc.oneof({ weight: 5, arbitrary: base64Arb }, { weight: 1, arbitrary: anyValue })),
+        data: mapArb(mostly(base64Arb)),
         stringData: mapArb(stringish),
-        type: fc.constantFrom('Opaque', 'orch.io/tls', 'orch.io/basic-auth', 'x'),
+        type: fc.constantFrom('Opaque', 'Opaque', 'Opaque', 'orch.io/tls', 'orch.io/basic-auth', 'x'),
         immutable: fc.boolean(),
       }, { requiredKeys: [] })
       : fc.record({
-        eventTime: fc.constantFrom('2026-01-01T00:00:00.000000Z', '2026-01-01T00:00:00Z', 'yesterday'),
-        reportingController: fc.constantFrom('orch.io/fuzz', ''), reportingInstance: fc.string({ maxLength: 6 }),
-        action: fc.string({ maxLength: 6 }), reason: fc.string({ maxLength: 6 }), note: fc.string({ maxLength: 20 }),
+        eventTime: fc.constantFrom('2026-01-01T00:00:00.000000Z', '2026-01-01T00:00:00.000000Z', '2026-01-01T00:00:00Z', 'yesterday'),
+        reportingController: fc.constantFrom('orch.io/fuzz', 'orch.io/fuzz', ''), reportingInstance: fc.string({ minLength: 1, maxLength: 6 }),
+        action: fc.string({ minLength: 1, maxLength: 6 }), reason: fc.string({ minLength: 1, maxLength: 6 }), note: fc.string({ maxLength: 20 }),
         type: fc.constantFrom('Normal', 'Warning', 'Other'),
-        regarding: fc.record({ kind: fc.string({ maxLength: 5 }), namespace: fc.constantFrom('fuzz', ''), name: fc.string({ maxLength: 5 }) }, { requiredKeys: [] }),
+        regarding: fc.record({ kind: fc.string({ maxLength: 5 }), namespace: fc.constantFrom('fuzz', 'fuzz', ''), name: fc.string({ maxLength: 5 }) }, { requiredKeys: ['namespace'] }),
         series: fc.record({ count: fc.integer({ min: -1, max: 5 }), lastObservedTime: fc.constant('2026-01-01T00:00:00.000000Z') }, { requiredKeys: [] }),
       }, { requiredKeys: [] });
-  return fc.tuple(fc.record(typeMeta), fc.record({ metadata: metadataArb(name) }), fields, stray)
+  return fc.tuple(fc.record(typeMeta), fc.record({ metadata: metadataArb(name) }), fields, fc.oneof({ weight: 3, arbitrary: fc.constant({}) }, { weight: 1, arbitrary: stray }))
     .map(([t, m, f, s]) => ({ ...s, ...t, ...m, ...f }));
 };
 
