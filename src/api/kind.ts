@@ -28,6 +28,12 @@ export interface Conversion {
 
 export interface KindDeclaration {
   group: string;             // '' for the core group
+  /**
+   * The group of the internal type Kubernetes validates, when it is another group's: the first
+   * kind the scheme knows the type by names it in Invalid (422) errors. Events of events.k8s.io
+   * are core Events inside, so kube-apiserver says `Event "x" is invalid`, without a group.
+   */
+  internalGroup?: string;
   version: string;
   /**
    * The stored resource this declaration serves, when it is a view of another declaration's

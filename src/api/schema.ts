@@ -2,6 +2,7 @@
  * The field schema a kind declares once. Every generic layer reads it: the decoder below (types,
  * unknown fields), managed fields and apply (list/map types), OpenAPI, the binary codecs.
  */
+import { setOwn } from './own-member.js';
 
 export type ListType = 'atomic' | 'set' | 'map';
 export type MapType = 'atomic' | 'granular';
@@ -180,7 +181,7 @@ export function decodeValue(schema: Schema, value: unknown, path: string, owner:
       const out: Record<string, unknown> = {};
       for (const [k, v] of Object.entries(value as Record<string, unknown>)) {
         if (v === null) continue;
-        out[k] = decodeValue(schema.values, v, `${path}.${k}`, owner, outcome);
+        setOwn(out, k, decodeValue(schema.values, v, `${path}.${k}`, owner, outcome));
       }
       return out;
     }
@@ -198,7 +199,8 @@ export function decodeValue(schema: Schema, value: unknown, path: string, owner:
       if (typeof value !== 'object' || Array.isArray(value)) throw mismatch();
       const out: Record<string, unknown> = {};
       for (const [k, v] of Object.entries(value as Record<string, unknown>)) {
-        const fieldSchema = schema.fields[k];
+        // own fields only: `constructor` or `__proto__` in a body is an unknown field
+        const fieldSchema = Object.hasOwn(schema.fields, k) ? schema.fields[k] : undefined;
         const fieldPath = path ? `${path}.${k}` : k;
         if (fieldSchema === undefined) {
           outcome.unknownFields.push(fieldPath);

@@ -4,6 +4,7 @@
  * `fieldValidation` (Strict: 400; Warn: warnings; Ignore: dropped), with kube-apiserver's messages.
  */
 import { fromYaml } from './yaml.js';
+import { goQuote } from '../api/go-quote.js';
 import { apiVersionOf, type KindDeclaration } from '../api/kind.js';
 import type { KObject } from '../api/meta.js';
 import { DecodeError, decodeValue, type DecodeOutcome, type StructSchema } from '../api/schema.js';
@@ -12,6 +13,7 @@ import type { Encoding } from './media-types.js';
 import { duplicateFields } from './duplicate-fields.js';
 import { decodeEnvelope, ProtobufError } from './protobuf.js';
 import { CborError, decodeCbor } from './cbor.js';
+import { parseJson } from './json.js';
 
 export type FieldValidation = 'Strict' | 'Warn' | 'Ignore';
 
@@ -48,7 +50,7 @@ function parse(body: Buffer, encoding: Encoding, target: KindDeclaration): unkno
     }
   }
   try {
-    return JSON.parse(text);
+    return parseJson(text);
   } catch (err) {
     throw unrecognized(`couldn't get version/kind; json parse error: ${(err as Error).message}`);
   }
@@ -71,7 +73,7 @@ export function parseBody(body: Buffer, encoding: Encoding, schema: StructSchema
   const text = body.toString('utf8');
   let value: unknown;
   try {
-    value = encoding === 'cbor' ? decodeCbor(body) : encoding === 'yaml' ? fromYaml(text) : JSON.parse(text);
+    value = encoding === 'cbor' ? decodeCbor(body) : encoding === 'yaml' ? fromYaml(text) : parseJson(text);
   } catch (err) {
     throw errors.badRequest(`error decoding ${what}: ${(err as Error).message.split('\n')[0]}`);
   }
@@ -121,8 +123,8 @@ export function decodeObject(target: KindDeclaration, raw: unknown, validation: 
   }
   object.metadata ??= {};
   if (validation === 'Ignore') return { object, warnings: [] };
-  const problems = outcome.unknownFields.map((f) => `unknown field ${JSON.stringify(f)}`);
-  for (const f of duplicates) problems.push(`duplicate field ${JSON.stringify(f)}`);
+  const problems = outcome.unknownFields.map((f) => `unknown field ${goQuote(f)}`);
+  for (const f of duplicates) problems.push(`duplicate field ${goQuote(f)}`);
   if (problems.length > 0 && validation === 'Strict') throw cannotHandle(`strict decoding error: ${problems.join(', ')}`);
   return { object, warnings: problems };
 }

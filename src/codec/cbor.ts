@@ -3,16 +3,18 @@
  * starts with the self-described CBOR tag (55799: d9 d9 f7); maps have text keys; `bytes` fields
  * (base64 strings in JSON) are CBOR byte strings. The kind's schema says which fields are bytes.
  */
-import { Decoder, Encoder } from 'cbor-x';
+import { Encoder } from 'cbor-x';
+import { setOwn } from '../api/own-member.js';
 import type { Schema } from '../api/schema.js';
+import { CborError, decodeCborItem } from './cbor-decode.js';
+
+export { CborError } from './cbor-decode.js';
 
 export const selfDescribedTag = Buffer.from([0xd9, 0xd9, 0xf7]);
 
-// plain CBOR: no record extension, no typed-array tags, maps decoded as objects
+// plain CBOR: no record extension, no typed-array tags
 const encoder = new Encoder({ useRecords: false, tagUint8Array: false, variableMapSize: true });
-const decoder = new Decoder({ useRecords: false, mapsAsObjects: true });
 
-export class CborError extends Error {}
 
 /** JSON shape → CBOR shape: base64 `bytes` become byte strings. */
 function toCborShape(schema: Schema | undefined, value: unknown): unknown {
@@ -22,30 +24,20 @@ function toCborShape(schema: Schema | undefined, value: unknown): unknown {
     case 'map': {
       if (schema.values.type !== 'bytes' && schema.values.type !== 'struct' && schema.values.type !== 'list') return value;
       const out: Record<string, unknown> = {};
-      for (const [k, v] of Object.entries(value as Record<string, unknown>)) out[k] = toCborShape(schema.values, v);
+      for (const [k, v] of Object.entries(value as Record<string, unknown>)) setOwn(out, k, toCborShape(schema.values, v));
       return out;
     }
     case 'list': return Array.isArray(value) ? value.map((v) => toCborShape(schema.items, v)) : value;
     case 'struct': {
       if (typeof value !== 'object') return value;
       const out: Record<string, unknown> = {};
-      for (const [k, v] of Object.entries(value as Record<string, unknown>)) out[k] = toCborShape(schema.fields[k], v);
+      for (const [k, v] of Object.entries(value as Record<string, unknown>)) {
+        setOwn(out, k, toCborShape(Object.hasOwn(schema.fields, k) ? schema.fields[k] : undefined, v));
+      }
       return out;
     }
     default: return value;
   }
-}
-
-/** CBOR shape → JSON shape: byte strings become base64 (wherever they appear). */
-function toJsonShape(value: unknown): unknown {
-  if (value instanceof Uint8Array) return Buffer.from(value.buffer, value.byteOffset, value.byteLength).toString('base64');
-  if (Array.isArray(value)) return value.map(toJsonShape);
-  if (value && typeof value === 'object') {
-    const out: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(value as Record<string, unknown>)) out[k] = toJsonShape(v);
-    return out;
-  }
-  return value;
 }
 
 export function encodeCbor(value: unknown, schema?: Schema): Buffer {
@@ -58,11 +50,5 @@ export function decodeCbor(bytes: Uint8Array): unknown {
   if (bytes.length < 3 || bytes[0] !== 0xd9 || bytes[1] !== 0xd9 || bytes[2] !== 0xf7) {
     throw new CborError('the body does not begin with the self-described CBOR tag (0xd9d9f7)');
   }
-  let value: unknown;
-  try {
-    value = decoder.decode(bytes.subarray(3));
-  } catch (err) {
-    throw new CborError(`invalid CBOR: ${(err as Error).message}`);
-  }
-  return toJsonShape(value);
+  return decodeCborItem(bytes.subarray(3));
 }

@@ -17,6 +17,8 @@
  * a zero Time is null) and keeps nested messages, `{}` when empty, as Go writes a struct — so a
  * client's protobuf body and its JSON body decode to the same object.
  */
+import { parseJson } from './json.js';
+import { setOwn } from '../api/own-member.js';
 import type { Schema, StructSchema } from '../api/schema.js';
 
 export class ProtobufError extends Error {}
@@ -493,7 +495,7 @@ function readMapEntry(r: Reader, values: Schema, wireType: number, path: string,
     else r.skip(key & 7, key >>> 3);
   }
   r.limit = saved;
-  map[k] = v ?? zeroValue(values);
+  setOwn(map, k, v ?? zeroValue(values));
 }
 
 /** What an absent map value decodes to in Go. */
@@ -633,7 +635,7 @@ function readRaw(r: Reader, path: string, name: string): unknown {
   r.limit = saved;
   if (start === end) return undefined;
   try {
-    return JSON.parse(r.buf.toString('utf8', start, end));
+    return parseJson(r.buf.toString('utf8', start, end));
   } catch (err) {
     throw new ProtobufError(`protobuf field ${join(path, name)} does not hold JSON: ${(err as Error).message}`);
   }

@@ -22,6 +22,7 @@ import {
   partialObjectMetadataListOf, partialObjectMetadataListOfObject, partialObjectMetadataOf, partialObjectMetadataOfList,
 } from '../codec/partial-metadata.js';
 import { negotiateResponse, type Negotiated } from './negotiation.js';
+import { warningHeaders } from './warning-header.js';
 
 export interface ExchangeOptions {
   /** the encodings this server offers (by its feature gates) */
@@ -85,7 +86,8 @@ export class Exchange {
 
   private headers(contentType: string, extra?: Readonly<Record<string, string>>): Record<string, string | string[]> {
     const h: Record<string, string | string[]> = { 'content-type': contentType, 'cache-control': 'no-cache, private' };
-    if (this.warnings.length) h.warning = this.warnings.map((w) => `299 - ${JSON.stringify(w)}`);
+    const warnings = warningHeaders(this.warnings);
+    if (warnings.length) h.warning = warnings;
     if (extra) Object.assign(h, extra);
     return h;
   }
@@ -116,7 +118,9 @@ export class Exchange {
     h['content-length'] = String(length);
     this.res.writeHead(status, h);
     if (this.req.method === 'HEAD') this.res.end();
-    else this.res.end(body);
+    // HTTP/1.1 sends the head and a string body as one UTF-8 string, which would encode the
+    // Warning headers' bytes (see warning-header.ts) a second time; a Buffer body keeps them
+    else this.res.end(typeof body === 'string' && h.warning ? Buffer.from(body, 'utf8') : body);
   }
 
   /** a response is on its way (being compressed): nothing else may answer */

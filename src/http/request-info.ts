@@ -1,13 +1,17 @@
 /**
  * What a request path and method mean (k8s.io/apiserver's RequestInfoFactory): a resource
  * request names group, version, namespace, resource, name and subresource, and has a verb;
- * anything else is a non-resource request (health, version, discovery roots).
+ * anything else is a non-resource request (health, version, discovery roots). The path is taken
+ * as sent (see request-target.ts): its segments are decoded one by one and never resolved.
  */
 import { parseBoolParam } from './query.js';
+import { pathSegments } from './request-target.js';
 
 export interface RequestInfo {
   isResourceRequest: boolean;
   path: string;
+  /** the HTTP method as sent */
+  method: string;
   /** resource verbs (get, list, watch, create, ...) or the lower-cased method for non-resource requests */
   verb: string;
   apiPrefix?: 'api' | 'apis';
@@ -27,10 +31,10 @@ const namespaceSubresources = new Set(['status', 'finalize']);
 
 export function requestInfo(method: string, path: string, query: URLSearchParams): RequestInfo {
   const info: RequestInfo = {
-    isResourceRequest: false, path, verb: method.toLowerCase(), apiGroup: '', apiVersion: '',
+    isResourceRequest: false, path, method, verb: method.toLowerCase(), apiGroup: '', apiVersion: '',
     namespace: '', resource: '', subresource: '', name: '', legacyWatch: false, longRunning: false,
   };
-  let parts = path.replace(/^\/+|\/+$/g, '').split('/');
+  let parts = pathSegments(path);
   if (parts.length === 0 || (parts[0] !== 'api' && parts[0] !== 'apis')) return info;
   info.apiPrefix = parts[0] as 'api' | 'apis';
   parts = parts.slice(1);

@@ -2,10 +2,13 @@
  * The verbs on a resource path: decode and check what the client sent, call the kind's
  * ObjectStore, and answer in the negotiated encoding.
  */
+import { goQuote } from '../api/go-quote.js';
 import { apiVersionOf, type KindDeclaration } from '../api/kind.js';
+import { isValidPathSegmentName } from '../api/validation/names.js';
 import { deleteOptionsSchema, type KObject } from '../api/meta.js';
 import { decodeBody, decodeObject, parseBody } from '../codec/body-decoder.js';
 import { decodeCbor } from '../codec/cbor.js';
+import { parseJson } from '../codec/json.js';
 import { fromYaml } from '../codec/yaml.js';
 import { serverSideApply, conflictError } from '../patch/apply.js';
 import { acceptedPatchTypes, applyJsonPatch, patchTypeOf } from '../patch/json-patch.js';
@@ -29,6 +32,8 @@ export interface ResourceDeps extends WatchDeps {
 
 /** Which verbs each path shape serves (kube-apiserver registers no route for the others: 405). */
 function allowedOnPath(kind: KindDeclaration, info: RequestInfo): boolean {
+  // the legacy /watch/ paths are registered for GET only
+  if (info.legacyWatch && info.method !== 'GET') return false;
   // status: get, patch, update; finalize (a namespace's): update only
   if (info.subresource) return info.subresource === 'finalize' ? info.verb === 'update' : ['get', 'patch', 'update'].includes(info.verb);
   // create and the collection verbs have no name; the object verbs need one
@@ -36,6 +41,17 @@ function allowedOnPath(kind: KindDeclaration, info: RequestInfo): boolean {
   const crossNamespace = kind.namespaced && !info.namespace;
   if (crossNamespace) return info.verb === 'list' || info.verb === 'watch';
   return kind.verbs.includes(info.verb as KindDeclaration['verbs'][number]);
+}
+
+/**
+ * The storage key functions' check (NamespaceKeyFunc / NoNamespaceKeyFunc): a name from the path
+ * may not be `.` or `..` nor contain `/` or `%`; the namespace segment is held to the same rule.
+ */
+function checkPathNames(info: RequestInfo): void {
+  for (const [what, value] of [['Name', info.name], ['Namespace', info.namespace]] as const) {
+    const msgs = value ? isValidPathSegmentName(value) : [];
+    if (msgs.length) throw errors.badRequest(`${what} parameter invalid: ${goQuote(value)}: ${msgs.join(';')}`);
+  }
 }
 
 export class ResourceHandler {
@@ -47,6 +63,7 @@ export class ResourceHandler {
     if (!kind.namespaced && info.namespace && kind.resource !== 'namespaces') throw errors.pathNotFound();
     if (info.subresource && !kind.subresources?.[info.subresource]) throw errors.pathNotFound();
     if (!allowedOnPath(kind, info)) throw errors.methodNotAllowed();
+    checkPathNames(info);
     const namespace = kind.namespaced ? info.namespace : undefined;
 
     switch (info.verb) {
@@ -66,6 +83,7 @@ export class ResourceHandler {
   planWebSocketWatch(query: URLSearchParams, info: RequestInfo, kind: KindDeclaration): (ws: WebSocket) => Promise<void> {
     if (info.verb !== 'watch') throw errors.badRequest('only watch requests can be served over a WebSocket');
     if (kind.namespaced && info.name && !info.namespace) throw errors.pathNotFound();
+    checkPathNames(info);
     const plan = planWatch(query, info, kind, this.deps.stores.of(kind), this.deps, 'json');
     return (ws) => runWatch(plan, webSocketTransport(ws), this.deps);
   }
@@ -174,7 +192,7 @@ export class ResourceHandler {
 
     let patch: unknown;
     try {
-      patch = JSON.parse(body.toString('utf8'));
+      patch = parseJson(body.toString('utf8'));
     } catch (err) {
       throw errors.badRequest(`error decoding patch: ${(err as Error).message}`);
     }

@@ -6,6 +6,8 @@
  * (internal/conflict.go).
  */
 import type { KindDeclaration } from '../api/kind.js';
+import { parseJson } from '../codec/json.js';
+import { setOwn } from '../api/own-member.js';
 import { apiVersionOf } from '../api/kind.js';
 import type { KObject } from '../api/meta.js';
 import { formatTime, type Schema } from '../api/schema.js';
@@ -46,6 +48,8 @@ export type ApplyResult = { object: KObject } | { conflicts: ApplyConflict[] };
 /** kubectl's client-side apply annotation, which a server-side apply by `kubectl` takes over. */
 const lastAppliedAnnotation = 'kubectl.kubernetes.io/last-applied-configuration';
 
+const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
 /** GroupVersionKind.String(): `/v1, Kind=ServiceAccount`. */
 function gvkString(apiVersion: unknown, kind: unknown): string {
   const av = typeof apiVersion === 'string' ? apiVersion : '';
@@ -82,8 +86,9 @@ export function serverSideApply(input: ApplyInput): ApplyResult {
   const typeErrors = validateTyped(kind.schema, applied);
   if (typeErrors.length) {
     const detail = typeErrors.length === 1 ? typeErrors[0] : ['errors:', ...typeErrors.map((e) => `  ${e}`)].join('\n');
-    const meta = applied.metadata ?? {};
-    throw errors.unknown(`failed to create typed patch object (${meta.namespace ?? ''}/${meta.name ?? ''}; ${gvkString(applied.apiVersion, applied.kind)}): ${detail}`);
+    const meta = (isRecord(applied.metadata) ? applied.metadata : {}) as { namespace?: unknown; name?: unknown };
+    // kube-apiserver 1.32 answers this with a 500; it is the client's mistake, and upstream makes it a 400
+    throw errors.badRequest(`failed to create typed patch object (${String(meta.namespace ?? '')}/${String(meta.name ?? '')}; ${gvkString(applied.apiVersion, applied.kind)}): ${detail}`);
   }
 
   let result = applyOnce(input, managed, input.force);
@@ -192,7 +197,7 @@ function allowedFromLastApplied(schema: Schema, apiVersion: string, live: KObjec
   if (!text) return undefined;
   let last: unknown;
   try {
-    last = JSON.parse(text);
+    last = parseJson(text);
   } catch {
     return undefined;
   }
@@ -213,7 +218,7 @@ function dropNulls(v: unknown): unknown {
   if (Array.isArray(v)) return v.map(dropNulls);
   if (v === null || typeof v !== 'object') return v;
   const out: Record<string, unknown> = {};
-  for (const [k, x] of Object.entries(v)) if (x !== null && x !== undefined) out[k] = dropNulls(x);
+  for (const [k, x] of Object.entries(v)) if (x !== null && x !== undefined) setOwn(out, k, dropNulls(x));
   return out;
 }
 

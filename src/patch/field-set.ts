@@ -6,6 +6,8 @@
  *
  * Values are JSON; `undefined` is an absent field and `null` an explicit null, which SMD keeps apart.
  */
+import { goQuote } from '../api/go-quote.js';
+import { ownValue, setOwn } from '../api/own-member.js';
 import type { ListSchema, Schema } from '../api/schema.js';
 
 /** One serialized path element: `f:name`, `k:{"name":"a"}`, `v:"x"`, `i:0`. */
@@ -48,19 +50,6 @@ export function goJSON(v: unknown): string {
   }
   if (typeof v === 'string') return goString(v);
   return JSON.stringify(v ?? null);
-}
-
-/** strconv.Quote (`%q`) for the strings that reach messages. */
-export function goQuote(s: string): string {
-  const named: Record<string, string> = { '\x07': '\\a', '\b': '\\b', '\f': '\\f', '\n': '\\n', '\r': '\\r', '\t': '\\t', '\v': '\\v', '"': '\\"', '\\': '\\\\' };
-  let out = '"';
-  for (const ch of s) {
-    const c = ch.codePointAt(0) as number;
-    if (named[ch]) out += named[ch];
-    else if (c < 0x20 || c === 0x7f) out += `\\x${c.toString(16).padStart(2, '0')}`;
-    else out += ch;
-  }
-  return `${out}"`;
 }
 
 /** value.ToString: how a key or set value reads inside a path string. */
@@ -337,6 +326,35 @@ function itemElement(kind: ListKind, item: unknown, index: number): { element: P
 // ---------------------------------------------------------------------------------------------
 // Validation of an applied object (typed/validate.go): what makes Kubernetes refuse to type it.
 
+/** Go's %v of an unstructured value, as SMD's value wrapper prints inside `&{...}`. */
+function goValue(v: unknown): string {
+  if (Array.isArray(v)) return `[${v.map(goValue).join(' ')}]`;
+  if (isObject(v)) return `map[${Object.keys(v).sort(compareStrings).map((k) => `${k}:${goValue(v[k])}`).join(' ')}]`;
+  return v === null ? '<nil>' : String(v);
+}
+
+/** Go's %T of an unstructured value. */
+function goType(v: unknown): string {
+  if (Array.isArray(v)) return '[]interface {}';
+  if (isObject(v)) return 'map[string]interface {}';
+  if (typeof v === 'number') return Number.isInteger(v) ? 'int64' : 'float64';
+  return typeof v === 'boolean' ? 'bool' : 'string';
+}
+
+/** The kind check SMD makes before walking a value (mapValue, listValue, validateScalar). */
+function typeMismatch(s: Schema, v: unknown): string | undefined {
+  switch (s.type) {
+    case 'struct': case 'map': return isObject(v) ? undefined : `expected map, got &{${goValue(v)}}`;
+    case 'list': return Array.isArray(v) ? undefined : `expected list, got &{${goValue(v)}}`;
+    case 'integer': return typeof v === 'number' ? undefined : `expected numeric (int or float), got ${goType(v)}`;
+    case 'boolean': return typeof v === 'boolean' ? undefined : `expected boolean, got &{${goValue(v)}}`;
+    case 'any': return undefined;
+    default:
+      return typeof v === 'string' ? undefined
+        : `expected string, got &value.valueUnstructured{Value:${typeof v === 'object' ? goValue(v) : String(v)}}`;
+  }
+}
+
 /** Errors as `path: message`, in SMD's wording; empty when the value is a valid typed value. */
 export function validateTyped(schema: Schema, value: unknown): string[] {
   const errs: string[] = [];
@@ -345,6 +363,8 @@ export function validateTyped(schema: Schema, value: unknown): string[] {
   };
   const walk = (s: Schema, v: unknown, path: PathElement[]): void => {
     if (v === null || v === undefined) return;
+    const mismatch = typeMismatch(s, v);
+    if (mismatch) { at(path, mismatch); return; }
     if (s.type === 'list' && Array.isArray(v)) {
       const kind = listKindOf(s);
       const seen = new Set<PathElement>();
@@ -466,8 +486,8 @@ export function compareObjects(schema: Schema, lhs: unknown, rhs: unknown): Comp
       for (const k of new Set([...Object.keys(lm ?? {}), ...Object.keys(rm ?? {})])) {
         const cs = childSchema(s, k);
         if (!cs) continue;
-        let lv = lm?.[k];
-        let rv = rm?.[k];
+        let lv = lm && ownValue(lm, k);
+        let rv = rm && ownValue(rm, k);
         if (alwaysPresent(s, k)) { if (lm && lv === undefined) lv = {}; if (rm && rv === undefined) rv = {}; }
         if (lv !== undefined || rv !== undefined) walk(cs, lv, rv, [...path, `f:${k}`]);
       }
@@ -530,8 +550,10 @@ export function mergeObjects(schema: Schema, lhs: unknown, rhs: unknown): unknow
       const out: Record<string, unknown> = {};
       for (const k of new Set([...Object.keys(lm), ...Object.keys(rm)])) {
         const cs = childSchema(s, k);
-        const v = cs ? walk(cs, lm[k], rm[k]) : leaf(lm[k], rm[k]);
-        if (v !== undefined) out[k] = v;
+        const l = ownValue(lm, k);
+        const r = ownValue(rm, k);
+        const v = cs ? walk(cs, l, r) : leaf(l, r);
+        if (v !== undefined) setOwn(out, k, v);
       }
       return Object.keys(out).length ? out : undefined;
     }
@@ -568,7 +590,7 @@ export function removeItems(schema: Schema, value: unknown, set: ReadonlySet<Pat
         const below = node.children.get(`f:${k}`);
         if (below?.member) continue;
         const cs = childSchema(s, k);
-        out[k] = below && below.children.size > 0 && cs ? walk(cs, child, below) : child;
+        setOwn(out, k, below && below.children.size > 0 && cs ? walk(cs, child, below) : child);
       }
       return Object.keys(out).length ? out : null;
     }

@@ -4,7 +4,8 @@
  *
  * kube-apiserver applies JSON patches with gopkg.in/evanphx/json-patch.v4, whose semantics differ
  * from RFC 6902 in ways clients see, so pointers are resolved here the way v4 resolves them and
- * fast-json-patch performs the resolved operation:
+ * the operation is performed on own properties only (a `__proto__` or `constructor` member is a
+ * valid Secret or label key, and stays plain data):
  * - `replace` of a missing object member adds it; `add` and `remove` at the root fail;
  * - negative array indices count from the end; indices parse like Go's strconv.Atoi;
  * - a missing `value` is null; `copy` from a missing object member copies null;
@@ -13,7 +14,6 @@
  * Sources: staging/src/k8s.io/apiserver/pkg/endpoints/handlers/patch.go (applyJSPatch),
  * evanphx/json-patch v4.12 patch.go, and the installer's list of supported patch types.
  */
-import jsonpatch, { type Operation } from 'fast-json-patch';
 import type { FieldValidation } from '../codec/body-decoder.js';
 import { errors, fieldErrorBody, fieldErrors, formatFieldError, StatusError } from '../status/status-error.js';
 
@@ -115,9 +115,6 @@ export interface PatchOptions {
 
 const maxOperations = 10000;
 
-/** Path segments that could reach Object.prototype; rejected like any inapplicable operation. */
-const bannedSegments = new Set(['__proto__', 'constructor', 'prototype']);
-
 /**
  * Applies a decoded JSON patch body to a copy of `original`. A body that does not decode as a
  * patch is 400, more than 10000 operations 413, any inapplicable operation 422 (with nothing
@@ -198,8 +195,8 @@ function valueOf(op: JsonMap): Json {
   return Object.hasOwn(op, 'value') ? clone(op.value) : null;
 }
 
-/** Where a pointer's last token lives: its container, the token, and the canonical path to the container. */
-interface Slot { parent: JsonMap | Json[]; token: string; at: string[] }
+/** Where a pointer's last token lives: its container and the token. */
+interface Slot { parent: JsonMap | Json[]; token: string }
 
 /**
  * v4's findObject: everything before the first '/' is ignored, the containers on the way must
@@ -207,23 +204,19 @@ interface Slot { parent: JsonMap | Json[]; token: string; at: string[] }
  */
 function locate(doc: Json, pointer: string): Slot {
   const tokens = pointer.split('/').slice(1).map((t) => t.replace(/~[01]/g, (m) => (m === '~1' ? '/' : '~')));
-  if (tokens.length === 0 || tokens.some((t) => bannedSegments.has(t))) throw unprocessablePatch();
+  if (tokens.length === 0) throw unprocessablePatch();
   let node = doc;
-  const at: string[] = [];
   for (const token of tokens.slice(0, -1)) {
     if (Array.isArray(node)) {
-      const index = existingIndex(token, node.length);
-      node = node[index];
-      at.push(String(index));
+      node = node[existingIndex(token, node.length)];
     } else if (isMap(node) && Object.hasOwn(node, token)) {
       node = node[token];
-      at.push(token);
     } else {
       throw unprocessablePatch();
     }
   }
   if (node === null || typeof node !== 'object') throw unprocessablePatch();
-  return { parent: node, token: tokens[tokens.length - 1], at };
+  return { parent: node, token: tokens[tokens.length - 1] };
 }
 
 /** Go's strconv.Atoi: optional sign, decimal digits. */
@@ -255,10 +248,20 @@ function insertionIndex(token: string, length: number): number {
   return index;
 }
 
-function perform(doc: Json, slot: Slot, token: string, op: Operation['op'], value?: Json): Json {
-  const path = [...slot.at, token].map((t) => `/${t.replace(/~/g, '~0').replace(/\//g, '~1')}`).join('');
-  const operation = (op === 'remove' ? { op, path } : { op, path, value }) as Operation;
-  return jsonpatch.applyOperation(doc, operation, false, true, true).newDocument;
+/** The resolved operation on the slot's container; `token` is an index already checked for arrays. */
+function perform(doc: Json, slot: Slot, token: string, op: 'add' | 'remove' | 'replace', value: Json = null): Json {
+  const { parent } = slot;
+  if (Array.isArray(parent)) {
+    const index = Number(token);
+    if (op === 'add') parent.splice(index, 0, value);
+    else if (op === 'remove') parent.splice(index, 1);
+    else parent[index] = value;
+  } else if (op === 'remove') {
+    delete parent[token];
+  } else {
+    put(parent, token, value);
+  }
+  return doc;
 }
 
 function add(doc: Json, pointer: string, value: Json): Json {

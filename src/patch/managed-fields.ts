@@ -8,9 +8,10 @@
 import type { KindDeclaration } from '../api/kind.js';
 import { apiVersionOf } from '../api/kind.js';
 import type { KObject, ManagedFieldsEntry } from '../api/meta.js';
+import { goQuote } from '../api/go-quote.js';
 import { formatTime, type Schema } from '../api/schema.js';
 import {
-  compareObjects, compareStrings, difference, goQuote, intersection, parseFieldsV1, pathKey, reconcileWithSchema, recursiveDifference, toFieldsV1, union,
+  compareObjects, compareStrings, difference, intersection, parseFieldsV1, pathKey, reconcileWithSchema, recursiveDifference, toFieldsV1, union,
   type Comparison, type FieldSet, type PathKey,
 } from './field-set.js';
 
@@ -217,21 +218,49 @@ export interface UpdateOwnership {
   resetFields?: readonly string[];
   /** the subresource written (`status`), recorded in the writer's entry */
   subresource?: string;
+  /** a write through a subresource: managedFields in the request are not the client's to set */
+  ignoreSentManagedFields?: boolean;
+}
+
+/** A request asks to reset managedFields with an empty list, or a list of one empty entry (isResetManagedFields). */
+function isReset(entries: readonly ManagedFieldsEntry[] | undefined): boolean {
+  if (!entries) return false;
+  if (entries.length === 0) return true;
+  return entries.length === 1 && Object.values(entries[0]).every((v) => v === undefined || v === '');
+}
+
+/**
+ * The ownership a write starts from (fieldmanager.go decodeManagedFields): what the request
+ * carries, when it is a valid, non-empty set of entries, so that clients can edit managedFields;
+ * otherwise the live object's, so that clients unaware of managedFields never drop them.
+ */
+function startingOwnership(sent: KObject, live: KObject | undefined, ignoreSent: boolean): Managed {
+  const fromLive = (): Managed => {
+    try {
+      return decodeManagedFields(live?.metadata.managedFields ?? []);
+    } catch {
+      return new Map();
+    }
+  };
+  if (ignoreSent) return fromLive();
+  if (isReset(sent.metadata.managedFields)) return new Map();
+  try {
+    const managed = decodeManagedFields(sent.metadata.managedFields ?? []);
+    if (managed.size > 0) return managed;
+  } catch { /* the live object's, below */ }
+  return fromLive();
 }
 
 /**
  * Returns the managedFields the new object should carry after `manager` wrote it with a
- * non-apply operation. `old` is undefined for a create and carries the managedFields to start
- * from. An existing object without (decodable) managedFields stays untracked, as Kubernetes'
- * skip-non-applied manager leaves it until the first apply.
+ * non-apply operation. `old` is undefined for a create; `next` may carry managedFields the client
+ * sent, which are the starting point when valid (a create keeps such entries' ownership of fields
+ * the object does not have; the creator owns the rest). An existing object left without entries
+ * (never tracked, or reset by the request) stays untracked, as Kubernetes' skip-non-applied
+ * manager leaves it until the first apply.
  */
 export function updateManagedFields(next: KObject, old: KObject | undefined, o: UpdateOwnership): ManagedFieldsEntry[] {
-  let managed: Managed;
-  try {
-    managed = decodeManagedFields(old?.metadata.managedFields ?? []);
-  } catch {
-    managed = new Map();
-  }
+  const managed = startingOwnership(next, old, o.ignoreSentManagedFields ?? false);
   if (old && managed.size === 0) return [];
   const apiVersion = apiVersionOf(o.kind);
   reconcileManaged(o.kind.schema, apiVersion, managed);

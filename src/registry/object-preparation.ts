@@ -7,6 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { apiVersionOf, type KindDeclaration } from '../api/kind.js';
 import type { KObject, ObjectMeta } from '../api/meta.js';
 import { formatTime } from '../api/schema.js';
+import { validateManagedFields } from '../api/validation/names.js';
 import { updateManagedFields } from '../patch/managed-fields.js';
 import { errors, type StatusError } from '../status/status-error.js';
 import type { WriteContext } from './store-types.js';
@@ -37,7 +38,8 @@ export function canonical(kind: KindDeclaration, obj: KObject): KObject {
 }
 
 export function invalid(kind: KindDeclaration, name: string, errs: ReturnType<KindDeclaration['validate']>): StatusError {
-  return errors.invalid({ group: kind.group, kind: kind.kind }, name, errs);
+  // rest.BeforeCreate/BeforeUpdate name the kind by strategy.ObjectKinds(internal object)[0]
+  return errors.invalid({ group: kind.internalGroup ?? kind.group, kind: kind.kind }, name, errs);
 }
 
 /** Fields the main resource never changes: a status subresource owns them. */
@@ -66,6 +68,8 @@ export function prepareCreate(kind: KindDeclaration, body: KObject, namespace: s
   if (errs.length) throw invalid(kind, meta.name ?? '', errs);
   if (!ctx.applied) meta.managedFields = updateManagedFields(obj, undefined, { kind, manager: ctx.manager, now: ctx.now, resetFields: resetFields(kind) });
   if (meta.managedFields?.length === 0) delete meta.managedFields;
+  const managedErrs = validateManagedFields(meta.managedFields);
+  if (managedErrs.length) throw invalid(kind, meta.name ?? '', managedErrs);
   meta.resourceVersion = ''; // keeps the field's place in canonical order; the commit's revision fills it
   return canonical(kind, obj);
 }
@@ -94,11 +98,13 @@ export function prepareUpdate(kind: KindDeclaration, body: KObject, stored: Read
   const errs = kind.validateUpdate(obj, old);
   if (errs.length) throw invalid(kind, name, errs);
   if (!ctx.applied) {
-    if (!meta.managedFields || meta.managedFields.length === 0) meta.managedFields = old.metadata.managedFields;
-    const base = { ...old, metadata: { ...old.metadata, managedFields: meta.managedFields } };
-    meta.managedFields = updateManagedFields(obj, base, { kind, manager: ctx.manager, now: ctx.now, resetFields: subresource ? [] : resetFields(kind) });
+    meta.managedFields = updateManagedFields(obj, old, {
+      kind, manager: ctx.manager, now: ctx.now, resetFields: subresource ? [] : resetFields(kind), ignoreSentManagedFields: subresource !== undefined,
+    });
   }
   if (meta.managedFields?.length === 0) delete meta.managedFields;
+  const managedErrs = validateManagedFields(meta.managedFields);
+  if (managedErrs.length) throw invalid(kind, name, managedErrs);
   meta.resourceVersion = old.metadata.resourceVersion;
   return canonical(kind, obj);
 }

@@ -8,6 +8,7 @@ import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { TLSSocket } from 'node:tls';
 import { Exchange, type ExchangeOptions, type Request, type Response } from '../http/exchange.js';
+import { parseRequestTarget } from '../http/request-target.js';
 import type { Handler } from './filter.js';
 import { RequestContext } from './request-context.js';
 
@@ -23,12 +24,6 @@ function tlsSocketOf(req: Request): TLSSocket | undefined {
   return (req as IncomingMessage).socket as TLSSocket;
 }
 
-/** The request target split as sent: no dot-segment normalisation, so a path is routed exactly as the client wrote it. */
-function target(url: string | undefined): { path: string; query: URLSearchParams } {
-  const raw = url ?? '/';
-  const q = raw.indexOf('?');
-  return q < 0 ? { path: raw, query: new URLSearchParams() } : { path: raw.slice(0, q), query: new URLSearchParams(raw.slice(q + 1)) };
-}
 
 export class FrontDoor {
   readonly server: Http2SecureServer;
@@ -49,12 +44,12 @@ export class FrontDoor {
       settings: { maxConcurrentStreams: 1000 },
     });
     this.server.on('request', (req: Request, res: Response) => {
-      const { path, query } = target(req.url);
+      const { pathname: path, searchParams: query } = parseRequestTarget(req.url);
       const ex = new Exchange(req, res, path, query, Date.now(), this.options.exchange);
       this.serve(new RequestContext(req, path, query, tlsSocketOf(req), ex, undefined, ex.now));
     });
     this.server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
-      const { path, query } = target(req.url);
+      const { pathname: path, searchParams: query } = parseRequestTarget(req.url);
       socket.on('error', () => socket.destroy());
       this.serve(new RequestContext(req, path, query, socket as TLSSocket, undefined, { req, socket, head, headers: new Map() }, Date.now()));
     });

@@ -5,7 +5,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { connect as http2Connect } from 'node:http2';
-import { request as httpsRequest } from 'node:https';
+import { request as httpsRequest, type Agent as HttpsAgent } from 'node:https';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -147,6 +147,12 @@ export interface RequestOptions {
   body?: string | Buffer | object;
   /** client identity; defaults to the admin; null for none */
   credentials?: Credentials | null;
+  /** send the path exactly as given: a URL would resolve `.` and `..` segments and re-escape characters */
+  asSent?: boolean;
+  /** fail the request (reject) after this many milliseconds */
+  timeoutMs?: number;
+  /** an agent that keeps connections open (default: a new connection per request) */
+  agent?: HttpsAgent;
 }
 
 function parseJson(text: string): unknown {
@@ -162,10 +168,11 @@ export function request(server: Pick<TestServer, 'url' | 'admin'>, path: string,
   // a DELETE with a body must say how long it is, or the body reads as the next request
   if (body !== undefined && !Object.keys(headers).some((h) => h.toLowerCase() === 'content-length')) headers['content-length'] = String(Buffer.byteLength(body));
   return new Promise((resolve, reject) => {
-    const req = httpsRequest(`${server.url}${path}`, {
+    const options = {
       method: o.method ?? 'GET', headers, ca: server.admin.ca,
-      cert: creds?.cert, key: creds?.key, agent: false,
-    }, (res) => {
+      cert: creds?.cert, key: creds?.key, agent: o.agent ?? false,
+    };
+    const callback = (res: import('node:http').IncomingMessage) => {
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
       res.on('end', () => {
@@ -173,7 +180,11 @@ export function request(server: Pick<TestServer, 'url' | 'admin'>, path: string,
         resolve({ status: res.statusCode ?? 0, headers: res.headers, body: text, json: parseJson(text) });
       });
       res.on('error', reject);
-    });
+    };
+    const req = o.asSent
+      ? httpsRequest({ ...options, host: '127.0.0.1', port: new URL(server.url).port, path }, callback)
+      : httpsRequest(`${server.url}${path}`, options, callback);
+    if (o.timeoutMs !== undefined) req.setTimeout(o.timeoutMs, () => req.destroy(new Error(`no answer within ${o.timeoutMs} ms: ${o.method ?? 'GET'} ${path}`)));
     req.on('error', reject);
     req.end(body);
   });

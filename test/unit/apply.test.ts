@@ -402,16 +402,21 @@ describe('create, conflicts and errors', () => {
       (e: unknown) => e instanceof StatusError && e.code === 400 && e.message === 'invalid object type: apps/v1, Kind=ServiceAccount');
   });
 
-  it('refuses a body that does not fit the schema: 500 failed to create typed patch object', () => {
+  it('refuses a body that does not fit the schema: 400 failed to create typed patch object', () => {
     const cases: Array<[KObject, string]> = [
       [sa({}, { spec: {} }), '.spec: field not declared in schema'],
+      [{ ...sa(), metadata: true } as unknown as KObject, '.metadata: expected map, got &{true}'],
+      [sa({ labels: 'x' } as unknown as KObject['metadata']), '.metadata.labels: expected map, got &{x}'],
+      [sa({ labels: { a: 1 } } as unknown as KObject['metadata']), '.metadata.labels.a: expected string, got &value.valueUnstructured{Value:1}'],
+      [sa({}, { secrets: { name: 'a' } }), '.secrets: expected list, got &{map[name:a]}'],
+      [sa({}, { automountServiceAccountToken: 'yes' }), '.automountServiceAccountToken: expected boolean, got &{yes}'],
       [sa({}, { secrets: [{ name: 'a' }, { name: 'a' }] }), '.secrets: duplicate entries for key [name="a"]'],
       [sa({}, { secrets: [{ namespace: 'x' }] }), '.secrets: element 0: associative list with keys has an element that omits key field "name" (and doesn\'t have default value)'],
     ];
     for (const [applied, detail] of cases) {
       assert.throws(() => serverSideApply({ kind: serviceAccountKind, live: undefined, applied, manager: 'm', force: false, now: t0 }),
-        (e: unknown) => e instanceof StatusError && e.code === 500 && e.reason === ''
-          && e.message === `failed to create typed patch object (ns/a; /v1, Kind=ServiceAccount): ${detail}`);
+        (e: unknown) => e instanceof StatusError && e.code === 400 && e.reason === 'BadRequest'
+          && e.message === `failed to create typed patch object (${detail.startsWith('.metadata:') ? '/' : 'ns/a'}; /v1, Kind=ServiceAccount): ${detail}`);
     }
   });
 });

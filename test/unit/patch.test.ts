@@ -358,7 +358,6 @@ describe('applyJsonPatch', () => {
     ['a later failing operation (nothing applies)', [{ op: 'add', path: '/a', value: 1 }, { op: 'remove', path: '/b' }], {}, rejected],
     ['a __proto__ segment', [{ op: 'add', path: '/__proto__/polluted', value: true }], {}, rejected],
     ['a constructor segment', [{ op: 'add', path: '/metadata/constructor/prototype/polluted', value: true }], {}, rejected],
-    ['a prototype token in from', [{ op: 'copy', from: '/prototype', path: '/x' }], {}, rejected],
     ['an op that is not a string (Ignore)', [{ op: 1, path: '/a' }], { fieldValidation: 'Ignore' }, rejected],
     ['an op that is not a string (Warn)', [{ op: 1, path: '/a' }], {},
       badRequest('error decoding patch: json: cannot unmarshal number into Go struct field jsonPatchOp.op of type string')],
@@ -385,6 +384,22 @@ describe('applyJsonPatch', () => {
       assert.throws(() => applyJsonPatch({ metadata: { labels: {} } }, [{ op: 'add', path, value: true }]));
     }
     assert.equal(({} as Record<string, unknown>).polluted, undefined);
+  });
+
+  it('keeps __proto__ and constructor members as plain data, as v4 does for any key', () => {
+    const doc = { metadata: { labels: {} } };
+    const ops = [
+      { op: 'add', path: '/metadata/labels/__proto__', value: 'a' },
+      { op: 'add', path: '/metadata/labels/constructor', value: 'b' },
+      { op: 'copy', from: '/metadata/labels/__proto__', path: '/metadata/labels/toString' },
+      { op: 'copy', from: '/prototype', path: '/x' },
+    ];
+    const result = applyJsonPatch(doc, ops) as { metadata: { labels: Record<string, unknown> }; x: unknown };
+    assert.equal(Object.getPrototypeOf(result.metadata.labels), Object.prototype);
+    assert.deepEqual(Object.entries(result.metadata.labels), [['__proto__', 'a'], ['constructor', 'b'], ['toString', 'a']]);
+    assert.equal(result.x, null, 'a copy from a missing member copies null');
+    const removed = applyJsonPatch(result, [{ op: 'remove', path: '/metadata/labels/__proto__' }]) as typeof result;
+    assert.deepEqual(Object.keys(removed.metadata.labels), ['constructor', 'toString']);
   });
 });
 

@@ -1,6 +1,7 @@
 import { fieldErrors, type FieldError } from '../../status/status-error.js';
 import { allVerbs, fieldLabelNotSupported, type KindDeclaration } from '../kind.js';
 import { typeAndMeta, type KObject } from '../meta.js';
+import { setOwn } from '../own-member.js';
 import { s } from '../schema.js';
 import { ageColumn, nameColumn } from '../printing.js';
 import { validateObjectMeta, validateObjectMetaUpdate } from '../validation/names.js';
@@ -99,7 +100,7 @@ secretKind.schema.proto = { metadata: 1, data: 2, type: 3, stringData: 4, immuta
 function normalizeSecret(secret: SecretObject): void {
   if (secret.stringData) {
     const data = { ...(secret.data ?? {}) };
-    for (const [k, v] of Object.entries(secret.stringData)) data[k] = Buffer.from(v, 'utf8').toString('base64');
+    for (const [k, v] of Object.entries(secret.stringData)) setOwn(data, k, Buffer.from(v, 'utf8').toString('base64'));
     secret.data = data;
     delete secret.stringData;
   }

@@ -96,7 +96,7 @@ const printed = (o: Readonly<KObject>): PrintedEvent => {
 const regarding = (field: string) => (o: KObject) => (o as EventObject).regarding?.[field] ?? '';
 
 export const eventKind: KindDeclaration = {
-  group: 'events.orch.io', version: 'v1', kind: 'Event', listKind: 'EventList',
+  group: 'events.orch.io', internalGroup: '', version: 'v1', kind: 'Event', listKind: 'EventList',
   resource: 'events', singular: 'event', shortNames: ['ev'], namespaced: true,
   verbs: allVerbs,
   schema: s.struct('Event', typeAndMeta({

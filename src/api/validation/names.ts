@@ -3,7 +3,7 @@
  * k8s.io/apimachinery/pkg/util/validation, since clients show these messages to people.
  */
 import { fieldErrors, type FieldError } from '../../status/status-error.js';
-import type { ObjectMeta } from '../meta.js';
+import type { ManagedFieldsEntry, ObjectMeta } from '../meta.js';
 import { validateOwnerReferences, validatePropagationFinalizers } from './owner-references.js';
 
 const dns1123LabelFmt = '[a-z0-9]([-a-z0-9]*[a-z0-9])?';
@@ -147,5 +147,23 @@ export function validateObjectMetaUpdate(meta: ObjectMeta, old: ObjectMeta): Fie
   immutable('namespace');
   immutable('uid');
   immutable('creationTimestamp');
+  return errs;
+}
+
+const fieldManagerMaxLength = 128;
+const maxSubresourceNameLength = 256;
+
+/** ValidateManagedFields: what the entries an object is stored with must satisfy (clients may send their own). */
+export function validateManagedFields(entries: readonly ManagedFieldsEntry[] | undefined): FieldError[] {
+  const errs: FieldError[] = [];
+  (entries ?? []).forEach((e, i) => {
+    const p = `metadata.managedFields[${i}]`;
+    if (e.operation !== 'Apply' && e.operation !== 'Update') errs.push(fieldErrors.invalid(`${p}.operation`, e.operation ?? '', 'must be `Apply` or `Update`'));
+    if (e.fieldsType && e.fieldsType !== 'FieldsV1') errs.push(fieldErrors.invalid(`${p}.fieldsType`, e.fieldsType, 'must be `FieldsV1`'));
+    const manager = e.manager ?? '';
+    if (Buffer.byteLength(manager) > fieldManagerMaxLength) errs.push(fieldErrors.tooLong(`${p}.manager`, fieldManagerMaxLength));
+    if (/[\u0000-\u001f\u007f]/.test(manager)) errs.push(fieldErrors.invalid(`${p}.manager`, manager, 'must only contain printable characters'));
+    if ((e.subresource ?? '').length > maxSubresourceNameLength) errs.push(fieldErrors.tooLong(`${p}.subresource`, maxSubresourceNameLength));
+  });
   return errs;
 }
