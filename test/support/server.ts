@@ -50,7 +50,8 @@ export interface StartOptions {
   script?: string;
   port?: number;
   args?: string[];
-  /** milliseconds to wait for readiness */
+  /** milliseconds to wait for readiness: a guard against a server that never comes up, generous
+   * because a machine shared by several test runs can be many times slower than an idle one */
   timeoutMs?: number;
 }
 
@@ -87,7 +88,7 @@ export async function startServer(options: StartOptions = {}): Promise<TestServe
   void exited.then((code) => { exitCode = code; });
   const url = `https://127.0.0.1:${port}`;
   // ready = /readyz answers 200 to the admin identity, as a real probe would check
-  const deadline = Date.now() + (options.timeoutMs ?? 20_000);
+  const deadline = Date.now() + (options.timeoutMs ?? 60_000);
   let admin: Credentials | undefined;
   for (;;) {
     if (exitCode !== undefined) throw new Error(`server exited with ${exitCode}:\n${logs.join('\n')}`);
