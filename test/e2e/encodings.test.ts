@@ -93,10 +93,14 @@ describe('wire encodings', () => {
   let server: TestServer;
   let plain: TestServer;
   before(async () => {
-    [server, plain] = await Promise.all([startServer({ args: ['--feature-gates', 'CBORServingAndStorage=true'] }), startServer()]);
+    // settled, not all: should one fail to start, the other is still stopped by after()
+    const [cbor, json] = await Promise.allSettled([startServer({ args: ['--feature-gates', 'CBORServingAndStorage=true'] }), startServer()]);
+    if (cbor.status === 'fulfilled') server = cbor.value;
+    if (json.status === 'fulfilled') plain = json.value;
+    for (const s of [cbor, json]) if (s.status === 'rejected') throw s.reason;
     await request(server, '/api/v1/namespaces', { method: 'POST', body: { metadata: { name: 'encodings' } } });
   });
-  after(async () => { await Promise.all([server.dispose(), plain.dispose()]); });
+  after(async () => { await Promise.all([server?.dispose(), plain?.dispose()]); });
 
   describe('negotiation', () => {
     const cases: Array<[string, string]> = [
