@@ -25,7 +25,7 @@ function cleanEnv(): NodeJS.ProcessEnv {
 
 /** runs the CLI expecting it to exit by itself (help, flag errors) */
 function runCli(args: string[], cwd?: string) {
-  const r = spawnSync(process.execPath, [mainScript, ...args], { encoding: 'utf8', timeout: 20_000, env: cleanEnv(), cwd });
+  const r = spawnSync(process.execPath, [mainScript, ...args], { encoding: 'utf8', timeout: 60_000, env: cleanEnv(), cwd });
   assert.equal(r.error, undefined, `the CLI did not exit by itself: ${String(r.error)}`);
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
@@ -38,7 +38,7 @@ async function spawnServer(args: string[], cwd?: string): Promise<Started> {
   const lines: string[] = [];
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`not ready in time:\n${lines.join('\n')}`)), 20_000);
+    const timer = setTimeout(() => reject(new Error(`not ready in time:\n${lines.join('\n')}`)), 60_000);
     let buffered = '';
     const onData = (chunk: Buffer) => {
       buffered += chunk.toString();

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { load as loadYaml } from 'js-yaml';
 import { kubectlFor, kubectlMissingReason, rows } from '../support/kubectl.js';
+import { sleep } from '../support/api.js';
 import { request, startServer, type TestServer } from '../support/server.js';
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
@@ -192,9 +193,14 @@ describe('kubectl 1.32', { skip: missing ?? false }, () => {
       const before = server.logs.length;
       const out = await ok(['get', 'sa', '-A', '--chunk-size=2']);
       assert.deepEqual(rows(out).map((r) => `${r[0]}/${r[1]}`), expected);
-      const lists = server.logs.slice(before).filter((l) => l.includes('/api/v1/serviceaccounts?'));
-      assert.ok(lists.filter((l) => /[?&]limit=2\b/.test(l)).length >= Math.ceil(expected.length / 2), `kubectl paged with limit=2:\n${lists.join('\n')}`);
-      assert.ok(lists.some((l) => /[?&]continue=/.test(l)), 'later chunks carry a continue token');
+      // the server writes its log asynchronously: wait (a while, on a busy machine) for the lines
+      const pagesNeeded = Math.ceil(expected.length / 2);
+      const lists = () => server.logs.slice(before).filter((l) => l.includes('/api/v1/serviceaccounts?'));
+      const byTwo = () => lists().filter((l) => /[?&]limit=2\b/.test(l));
+      const deadline = Date.now() + 10_000;
+      while (byTwo().length < pagesNeeded && Date.now() < deadline) await sleep(50);
+      assert.ok(byTwo().length >= pagesNeeded, `kubectl paged with limit=2:\n${lists().join('\n')}`);
+      assert.ok(lists().some((l) => /[?&]continue=/.test(l)), 'later chunks carry a continue token');
 
       const json = JSON.parse(await ok(['get', 'sa', '-A', '--chunk-size=7', '-o', 'json']));
       assert.deepEqual(json.items.map((i: any) => `${i.metadata.namespace}/${i.metadata.name}`), expected);

@@ -50,7 +50,8 @@ export interface StartOptions {
   script?: string;
   port?: number;
   args?: string[];
-  /** milliseconds to wait for readiness */
+  /** milliseconds to wait for readiness: a guard against a server that never comes up, generous
+   * because a machine shared by several test runs can be many times slower than an idle one */
   timeoutMs?: number;
 }
 
