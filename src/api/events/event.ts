@@ -81,6 +81,7 @@ const eventSeriesSchema = s.struct('EventSeries', {
   lastObservedTime: s.microTime('lastObservedTime is the time when last Event from the series was seen before last heartbeat.'),
 });
 eventSeriesSchema.proto = { count: 1, lastObservedTime: 2 };
+eventSeriesSchema.required = ['count', 'lastObservedTime'];
 
 /** The storage representation read with the internal Event's names, for kubectl's columns. */
 const printed = (o: Readonly<KObject>): PrintedEvent => {
@@ -143,6 +144,7 @@ export const eventKind: KindDeclaration = {
     return errs;
   },
 };
+eventKind.schema.required = ['eventTime'];
 eventKind.schema.proto = {
   metadata: 1, eventTime: 2, series: 3, reportingController: 4, reportingInstance: 5, action: 6, reason: 7, regarding: 8,
   related: 9, note: 10, type: 11, deprecatedSource: 12, deprecatedFirstTimestamp: 13, deprecatedLastTimestamp: 14, deprecatedCount: 15,
