@@ -84,6 +84,9 @@ describe('kind catalog: ConfigMaps and Leases', () => {
       assert.equal(unset.json.message, 'ConfigMap "frozen" is invalid: immutable: Forbidden: field is immutable when `immutable` is set');
       const relabelled = await put(cmPath('frozen'), { ...created.json, metadata: { ...created.json.metadata, labels: { tier: 'web' } } });
       expectStatus(relabelled, 200, 'metadata change');
+      // no data is an empty map, as Kubernetes defaults it
+      const empty = await post(cmPath(), { metadata: { name: 'frozen-empty' }, immutable: true });
+      expectStatus(await put(cmPath('frozen-empty'), { ...empty.json, data: {} }), 200, 'empty data is no data');
       // a mutable ConfigMap may become immutable
       const open = await post(cmPath(), { metadata: { name: 'thawed' }, data: { a: '1' } });
       expectStatus(await put(cmPath('thawed'), { ...open.json, data: { a: '2' }, immutable: true }), 200, 'freeze');

@@ -148,6 +148,9 @@ describe('definitions (v2)', () => {
   it('declares the catalog kinds as Kubernetes does: core Event and ConfigMap, coordination Lease', () => {
     const coreEvent = v2.definitions['io.orch.api.core.v1.Event'];
     assert.deepEqual(coreEvent.required, ['metadata', 'involvedObject']);
+    assert.deepEqual(v2.definitions['io.orch.api.events.v1.Event'].required, ['eventTime']);
+    assert.deepEqual(v2.definitions['io.orch.api.events.v1.EventSeries'].required, ['count', 'lastObservedTime']);
+    assert.equal(v2.definitions['io.orch.api.core.v1.EventSeries'].required, undefined);
     assert.deepEqual(ext(coreEvent, 'group-version-kind'), [{ group: '', kind: 'Event', version: 'v1' }]);
     assert.equal(coreEvent.properties.involvedObject.$ref, '#/definitions/io.orch.api.core.v1.ObjectReference');
     assert.equal(coreEvent.properties.firstTimestamp.$ref, `#/definitions/${meta}.Time`);

@@ -50,7 +50,8 @@ function validateConfigMapUpdate(obj: KObject, old: KObject): FieldError[] {
   if (prev.immutable === true) {
     const immutable = 'field is immutable when `immutable` is set';
     if (cm.immutable !== true) errs.push(fieldErrors.forbidden('immutable', immutable));
-    if (!sameMap(cm.data, prev.data)) errs.push(fieldErrors.forbidden('data', immutable));
+    // data defaults to an empty map (SetDefaults_ConfigMap), binaryData does not
+    if (!sameMap(cm.data ?? {}, prev.data ?? {})) errs.push(fieldErrors.forbidden('data', immutable));
     if (!sameMap(cm.binaryData, prev.binaryData)) errs.push(fieldErrors.forbidden('binaryData', immutable));
   }
   return [...errs, ...validateConfigMap(obj)];
