@@ -7,6 +7,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { gzip } from 'node:zlib';
 import { toYaml } from '../codec/yaml.js';
 import type { UserInfo } from '../auth/user.js';
+import type { AuditCapture } from '../audit/capture.js';
 import type { KObject } from '../api/meta.js';
 import { StoredObject } from '../store/read-model.js';
 import { errors, StatusError } from '../status/status-error.js';
@@ -42,6 +43,8 @@ export class Exchange {
   user: UserInfo | undefined;
   /** the kind a resource request concerns: its schema encodes protobuf, its columns print Tables */
   kind: KindDeclaration | undefined;
+  /** the audit record's capture point for what this response carries; set by the audit filter when the request is audited */
+  audit: AuditCapture | undefined;
   private negotiatedCache: Negotiated | undefined;
 
   constructor(
@@ -129,6 +132,7 @@ export class Exchange {
   sendObject(status: number, obj: StoredObject | Readonly<KObject>): void {
     const n = this.negotiated;
     const object = obj instanceof StoredObject ? obj.object : obj;
+    if (this.audit && !this.sent) this.audit.responseObject(status, obj);
     const table = this.tableRequest();
     if (table) {
       const rv = object.metadata.resourceVersion;
@@ -149,6 +153,7 @@ export class Exchange {
   /** Sends a document that is no API object (discovery, version): JSON or YAML only. */
   sendDocument(status: number, doc: unknown): void {
     const n = this.negotiated;
+    if (this.audit && !this.sent) this.audit.responseObject(status, doc as object);
     if (n.encoding === 'yaml') this.send(status, n.mediaType, toYaml(doc));
     else this.send(status, 'application/json', `${JSON.stringify(doc, null, n.pretty ? 2 : undefined)}\n`);
   }
@@ -156,6 +161,7 @@ export class Exchange {
   /** Sends a list envelope around items' cached JSON, without re-serializing them. */
   sendList(listKind: string, apiVersion: string, listMeta: Record<string, unknown>, items: readonly StoredObject[]): void {
     const n = this.negotiated;
+    if (this.audit && !this.sent) this.audit.responseList(200, listKind, apiVersion, listMeta, items);
     const table = this.tableRequest();
     if (table) { this.sendTable(200, table, items.map((i) => i.object), listMeta); return; }
     if (n.encoding === 'protobuf' && this.kind) {
@@ -182,6 +188,7 @@ export class Exchange {
   private sendStatus(code: number, status: object, headers?: Readonly<Record<string, string>>): void {
     let n: Negotiated | undefined;
     try { n = code === 406 ? undefined : this.negotiated; } catch { /* an unacceptable Accept still gets its Status in JSON */ }
+    if (this.audit && !this.sent) this.audit.responseStatus(code, status);
     if (n?.encoding === 'protobuf') this.send(code, n.mediaType, encodeEnvelope(status as Record<string, unknown>, statusSchema, { apiVersion: 'v1', kind: 'Status' }), headers);
     else if (n?.encoding === 'cbor') this.send(code, 'application/cbor', encodeCbor(status), headers);
     else if (n?.encoding === 'yaml') this.send(code, n.mediaType, toYaml(status), headers);

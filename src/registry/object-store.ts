@@ -17,6 +17,7 @@ import { objectKey, type CurrentRevision, type MutationResult, type StoredItem }
 import type { WriterClient } from '../store/writer-client.js';
 import { errors, type GroupResource, StatusError } from '../status/status-error.js';
 import type { AdmissionChain, Operation } from '../admission/admission.js';
+import type { AuditAnnotator } from '../audit/capture.js';
 import type { UserInfo } from '../auth/user.js';
 
 export interface WriteContext extends StrategyContext {
@@ -27,6 +28,8 @@ export interface WriteContext extends StrategyContext {
   applied?: boolean;
   /** who asks, for admission; undefined for the server's own controllers */
   user?: UserInfo;
+  /** the request's audit record, for admission plugins' annotations; undefined when not audited */
+  audit?: AuditAnnotator;
 }
 
 export interface ListQuery {
@@ -340,7 +343,7 @@ export class ObjectStore {
   private async admit(operation: Operation, object: KObject | undefined, old: Readonly<KObject> | undefined, name: string, ctx: WriteContext, subresource?: string): Promise<void> {
     await this.deps.admission.admit({
       operation, kind: this.kind, namespace: object?.metadata?.namespace ?? old?.metadata.namespace, name, subresource,
-      object, oldObject: old, user: ctx.user, dryRun: ctx.dryRun,
+      object, oldObject: old, user: ctx.user, dryRun: ctx.dryRun, audit: ctx.audit,
     });
   }
 
@@ -348,7 +351,7 @@ export class ObjectStore {
   private async validateAdmission(operation: Operation, object: KObject | undefined, old: Readonly<KObject> | undefined, name: string, ctx: WriteContext, subresource?: string): Promise<void> {
     await this.deps.admission.validate({
       operation, kind: this.kind, namespace: object?.metadata?.namespace ?? old?.metadata.namespace, name, subresource,
-      object, oldObject: old, user: ctx.user, dryRun: ctx.dryRun,
+      object, oldObject: old, user: ctx.user, dryRun: ctx.dryRun, audit: ctx.audit,
     });
   }
 
