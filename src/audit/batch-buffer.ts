@@ -27,6 +27,7 @@ const maxBatchesInFlight = 16;
 class TokenBucket {
   private tokens: number;
   private last = Date.now();
+  private waking: (() => void) | undefined;
 
   constructor(private readonly qps: number, private readonly burst: number) { this.tokens = burst; }
 
@@ -38,8 +39,14 @@ class TokenBucket {
     if (this.tokens >= 1) { this.tokens -= 1; return; }
     const waitMs = ((1 - this.tokens) / this.qps) * 1000;
     this.tokens -= 1;
-    await new Promise((r) => setTimeout(r, waitMs));
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(() => { this.waking = undefined; resolve(); }, waitMs);
+      this.waking = () => { clearTimeout(timer); this.waking = undefined; resolve(); };
+    });
   }
+
+  /** ends a wait at once (shutdown: what is buffered goes out unthrottled) */
+  interrupt(): void { this.waking?.(); }
 }
 
 export class BufferedSink implements AuditSink {
@@ -131,6 +138,7 @@ export class BufferedSink implements AuditSink {
     this.timer = undefined;
     this.stopping = true;
     // everything still buffered goes out, unthrottled
+    this.throttle?.interrupt();
     while (this.draining || this.size > 0) {
       if (this.draining) await this.draining;
       else this.drain(true);

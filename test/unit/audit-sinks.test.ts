@@ -116,6 +116,18 @@ describe('batch mode', () => {
   });
 });
 
+describe('batch mode at shutdown', () => {
+  it('does not wait for the throttle: what is buffered goes out at once', async () => {
+    const rec = new RecordingSink();
+    const sink = new BufferedSink(rec, batchConfig({ maxBatchSize: 1, maxBatchWaitMs: 0, throttle: { qps: 0.001, burst: 1 } }), 'webhook', new AuditMetrics(), logCollector().log);
+    sink.processEvents([1, 2, 3].map((n) => event(n)));
+    await settle();
+    assert.deepEqual(rec.sizes, [1], 'the second batch waits for a token (1000 s away)');
+    await sink.shutdown();
+    assert.deepEqual(rec.batches.flat(), ['id-1', 'id-2', 'id-3']);
+  });
+});
+
 describe('truncation', () => {
   const big = JSON.stringify({ data: 'x'.repeat(2000) });
 
