@@ -17,12 +17,15 @@ export interface BatchConfig {
   maxBatchWaitMs: number;
   /** batches per second and burst; undefined: unthrottled */
   throttle?: { qps: number; burst: number };
-  /** hand batches on without waiting for the previous one (the webhook); the log writes one at a time */
-  asyncDelegate: boolean;
+  /**
+   * Batches are handed on without waiting for the previous ones (the log backend writes all it
+   * is handed in one turn together, the webhook sends them side by side), this many at most, so
+   * that a slow backend backs up into the bounded buffer (and its drops) rather than into memory.
+   */
+  maxBatchesInFlight?: number;
 }
 
-/** batches being sent at once by an async delegate: bounded, so a slow receiver backs up into the bounded buffer */
-const maxBatchesInFlight = 16;
+const defaultMaxBatchesInFlight = 64;
 
 class TokenBucket {
   private tokens: number;
@@ -126,8 +129,7 @@ export class BufferedSink implements AuditSink {
   }
 
   private async send(batch: AuditEvent[]): Promise<void> {
-    if (!this.config.asyncDelegate) { await this.delegate.processEvents(batch); return; }
-    while (this.inFlight.size >= maxBatchesInFlight) await Promise.race(this.inFlight);
+    while (this.inFlight.size >= (this.config.maxBatchesInFlight ?? defaultMaxBatchesInFlight)) await Promise.race(this.inFlight);
     const sent = Promise.resolve(this.delegate.processEvents(batch));
     this.inFlight.add(sent);
     void sent.finally(() => this.inFlight.delete(sent));

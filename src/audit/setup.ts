@@ -48,8 +48,6 @@ function backendFlags(c: ServerConfig, plugin: 'log' | 'webhook'): BackendFlags 
     batch: {
       bufferSize: f.buffer, maxBatchSize: f.max, maxBatchWaitMs: f.wait,
       throttle: f.throttle ? { qps: f.qps, burst: f.burst } : undefined,
-      // the log writes one batch at a time; webhook batches go out side by side
-      asyncDelegate: plugin === 'webhook',
     },
     truncate: { enabled: f.truncate, maxBatchSize: f.tBatch, maxEventSize: f.tEvent },
   };

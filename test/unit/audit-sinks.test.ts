@@ -47,7 +47,7 @@ function logCollector() {
   return { lines, log: pino({ level: 'warn' }, { write: (l: string) => { lines.push(l); } }) };
 }
 
-const batchConfig = (over: Partial<BatchConfig>): BatchConfig => ({ bufferSize: 100, maxBatchSize: 2, maxBatchWaitMs: 1000, asyncDelegate: false, ...over });
+const batchConfig = (over: Partial<BatchConfig>): BatchConfig => ({ bufferSize: 100, maxBatchSize: 2, maxBatchWaitMs: 1000, ...over });
 
 describe('batch mode', () => {
   afterEach(() => mock.timers.reset());
@@ -73,20 +73,19 @@ describe('batch mode', () => {
     rec.answer = () => new Promise<boolean>((r) => { release = () => r(true); });
     const metrics = new AuditMetrics();
     const { lines, log } = logCollector();
-    const sink = new BufferedSink(rec, batchConfig({ bufferSize: 3, maxBatchSize: 1, maxBatchWaitMs: 0 }), 'webhook', metrics, log);
+    const sink = new BufferedSink(rec, batchConfig({ bufferSize: 3, maxBatchSize: 1, maxBatchWaitMs: 0, maxBatchesInFlight: 1 }), 'webhook', metrics, log);
     sink.processEvents([1, 2, 3, 4, 5].map((n) => event(n)));
     await settle();
-    sink.processEvents([6, 7].map((n) => event(n)));
+    // 1 is being sent, 2 waits for the delegate, 3 is buffered
+    sink.processEvents([6, 7, 8].map((n) => event(n)));
     await settle();
     assert.deepEqual(rec.batches, [['id-1']], 'the delegate is still busy with the first batch');
-    assert.equal(metrics.errorTotal.get('buffered'), 2 + 1, 'events 4, 5 then 7 found the buffer full');
+    assert.equal(metrics.errorTotal.get('buffered'), 2 + 1, 'events 4, 5 then 8 found the buffer full');
     assert.equal(lines.filter((l) => l.includes('audit buffer queue blocked')).length, 1);
 
-    for (let i = 0; i < 3; i++) { release(); await settle(); }
-    release();
-    await settle();
-    assert.deepEqual(rec.batches.flat(), ['id-1', 'id-2', 'id-3', 'id-6']);
-    sink.processEvents([8, 9, 10, 11, 12].map((n) => event(n)));
+    for (let i = 0; i < 5; i++) { release(); await settle(); }
+    assert.deepEqual(rec.batches.flat(), ['id-1', 'id-2', 'id-3', 'id-6', 'id-7']);
+    sink.processEvents([9, 10, 11, 12, 13].map((n) => event(n)));
     await settle();
     assert.equal(lines.filter((l) => l.includes('audit buffer queue blocked')).length, 2, 'a new episode after the buffer drained');
   });
