@@ -148,7 +148,7 @@ export class AuditContext implements AuditCapture {
       impersonatedUser: d.impersonatedUser, sourceIPs: d.sourceIPs, userAgent: d.userAgent,
       objectRef: d.objectRef && { ...d.objectRef }, responseStatus: d.responseStatus,
       requestObject: d.requestObject, responseObject: d.responseObject,
-      requestReceivedTimestamp: d.requestReceivedTimestamp, stageTimestamp, annotations,
+      requestReceivedTimestamp: d.requestReceivedTimestamp, stageTimestamp, annotations, encoded: undefined, request: d.encoding,
     };
   }
 

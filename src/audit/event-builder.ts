@@ -7,7 +7,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { isIP } from 'node:net';
 import type { UserInfo } from '../auth/user.js';
 import type { PolicyAttributes } from './policy-evaluator.js';
-import type { AuditUser, Level, ObjectReference, ResponseStatus } from './types.js';
+import type { AuditUser, Level, ObjectReference, RequestEncoding, ResponseStatus } from './types.js';
 
 const maxUserAgentLength = 1024;
 const userAgentTruncateSuffix = '...TRUNCATED';
@@ -27,6 +27,7 @@ export interface EventDraft {
   responseObject?: string;
   /** microseconds */
   requestReceivedTimestamp: number;
+  readonly encoding: RequestEncoding;
 }
 
 export interface RequestFacts {
@@ -58,6 +59,7 @@ export function newEventDraft(level: Level, facts: RequestFacts): EventDraft {
     user: auditUser(facts.user),
     sourceIPs: sourceIPs(facts.headers, facts.remoteAddress),
     requestReceivedTimestamp: facts.receivedAt,
+    encoding: {},
   };
   const agent = facts.headers['user-agent'];
   if (agent) draft.userAgent = agent.length > maxUserAgentLength ? `${agent.slice(0, maxUserAgentLength)}${userAgentTruncateSuffix}` : agent;

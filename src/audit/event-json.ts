@@ -6,10 +6,11 @@
 import { formatMicroTime } from './micro-time.js';
 import { eventApiVersion, type AuditEvent, type AuditUser, type ObjectReference, type ResponseStatus } from './types.js';
 
-const encoded = new WeakMap<AuditEvent, string>();
 const prefix = `{"kind":"Event","apiVersion":"${eventApiVersion}",`;
 
-const q = (s: string) => JSON.stringify(s);
+/** text JSON needs no escapes in: most of an event's strings, quoted without JSON.stringify's cost */
+const plain = /^[\x20\x21\x23-\x5b\x5d-\x7e]*$/;
+const q = (s: string) => (plain.test(s) ? `"${s}"` : JSON.stringify(s));
 
 function userJson(u: AuditUser): string {
   const parts: string[] = [];
@@ -39,14 +40,26 @@ function statusJson(s: ResponseStatus): string {
   return `${out}}`;
 }
 
-/** The event as `audit.orch.io/v1` JSON (one line, no newline). */
-export function eventJson(ev: AuditEvent): string {
-  const cached = encoded.get(ev);
-  if (cached !== undefined) return cached;
-  let out = `${prefix}"level":${q(ev.level)},"auditID":${q(ev.auditID)},"stage":${q(ev.stage)},"requestURI":${q(ev.requestURI)},"verb":${q(ev.verb)},"user":${userJson(ev.user)}`;
-  if (ev.impersonatedUser) out += `,"impersonatedUser":${userJson(ev.impersonatedUser)}`;
+const headJson = (ev: AuditEvent) => `${prefix}"level":"${ev.level}","auditID":${q(ev.auditID)},"stage":`;
+const identityJson = (ev: AuditEvent) => `,"requestURI":${q(ev.requestURI)},"verb":${q(ev.verb)},"user":${userJson(ev.user)}`;
+
+function originJson(ev: AuditEvent): string {
+  let out = '';
   if (ev.sourceIPs && ev.sourceIPs.length > 0) out += `,"sourceIPs":${JSON.stringify(ev.sourceIPs)}`;
   if (ev.userAgent) out += `,"userAgent":${q(ev.userAgent)}`;
+  return out;
+}
+
+/** The event as `audit.orch.io/v1` JSON (one line, no newline). */
+export function eventJson(ev: AuditEvent): string {
+  if (ev.encoded !== undefined) return ev.encoded;
+  const r = ev.request;
+  const head = r ? (r.head ??= headJson(ev)) : headJson(ev);
+  const identity = r ? (r.identity ??= identityJson(ev)) : identityJson(ev);
+  const origin = r ? (r.origin ??= originJson(ev)) : originJson(ev);
+  let out = `${head}"${ev.stage}"${identity}`;
+  if (ev.impersonatedUser) out += `,"impersonatedUser":${userJson(ev.impersonatedUser)}`;
+  out += origin;
   if (ev.objectRef) out += `,"objectRef":${objectRefJson(ev.objectRef)}`;
   if (ev.responseStatus) out += `,"responseStatus":${statusJson(ev.responseStatus)}`;
   if (ev.requestObject !== undefined) out += `,"requestObject":${ev.requestObject}`;
@@ -54,7 +67,7 @@ export function eventJson(ev: AuditEvent): string {
   out += `,"requestReceivedTimestamp":"${formatMicroTime(ev.requestReceivedTimestamp)}","stageTimestamp":"${formatMicroTime(ev.stageTimestamp)}"`;
   if (ev.annotations) out += `,"annotations":${JSON.stringify(ev.annotations)}`;
   out += '}';
-  encoded.set(ev, out);
+  ev.encoded = out;
   return out;
 }
 

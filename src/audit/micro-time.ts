@@ -10,11 +10,18 @@ export function microNow(): number {
   return Math.floor((performance.timeOrigin + performance.now()) * 1000);
 }
 
+/** the last second formatted: events come many per second, and the date part is the slow part */
+let cachedSecond = -1;
+let cachedPrefix = '';
+
 /** `2026-11-22T10:11:12.123456Z` */
 export function formatMicroTime(micros: number): string {
-  const ms = Math.floor(micros / 1000);
-  const iso = new Date(ms).toISOString(); // 2026-11-22T10:11:12.123Z
-  return `${iso.slice(0, 23)}${String(micros - ms * 1000).padStart(3, '0')}Z`;
+  const second = Math.floor(micros / 1_000_000);
+  if (second !== cachedSecond) {
+    cachedSecond = second;
+    cachedPrefix = new Date(second * 1000).toISOString().slice(0, 20); // 2026-11-22T10:11:12.
+  }
+  return `${cachedPrefix}${String(micros - second * 1_000_000).padStart(6, '0')}Z`;
 }
 
 /** Go's time.RFC3339Nano: the fraction without trailing zeros, and none at all when it is zero */

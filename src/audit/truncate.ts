@@ -21,7 +21,7 @@ export interface TruncateConfig {
 const sizeOf = (ev: AuditEvent) => Buffer.byteLength(eventJson(ev));
 
 function truncated(ev: AuditEvent): AuditEvent {
-  return { ...ev, requestObject: undefined, responseObject: undefined, annotations: { ...ev.annotations, [truncatedAnnotation]: 'true' } };
+  return { ...ev, requestObject: undefined, responseObject: undefined, annotations: { ...ev.annotations, [truncatedAnnotation]: 'true' }, encoded: undefined };
 }
 
 export class TruncatingSink implements AuditSink {

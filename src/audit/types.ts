@@ -49,6 +49,12 @@ export interface ResponseStatus {
   code: number;
 }
 
+/**
+ * The JSON of the parts of an event that stay the same through a request's stages (level, ID,
+ * URI, verb, user, source IPs, user agent): encoded once, on first use, for every stage's event.
+ */
+export interface RequestEncoding { head?: string; identity?: string; origin?: string }
+
 export interface AuditEvent {
   readonly level: Level;
   readonly auditID: string;
@@ -70,4 +76,8 @@ export interface AuditEvent {
   /** microseconds since the epoch */
   readonly stageTimestamp: number;
   readonly annotations?: Readonly<Record<string, string>>;
+  /** the event's JSON once encoded: a cache shared by every backend, never part of the event */
+  encoded?: string;
+  /** shared by the events of one request (a cache, never part of the event) */
+  readonly request?: RequestEncoding;
 }
