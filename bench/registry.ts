@@ -111,6 +111,7 @@ function adaptApply(f: { objects: number; secretsPerObject: number; concurrency:
 
 export const registry: Entry[] = [
   { name: 'crud', module: './scenarios/crud.js' },
+  { name: 'audit', module: './scenarios/audit.js' },
   { name: 'scale', module: './scenarios/scale.js' },
   { name: 'list', module: './scenarios/list.js' },
   { name: 'watch-fanout', module: './scenarios/watch-fanout.js' },

@@ -8,6 +8,7 @@ import { isIPv6 } from 'node:net';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { AdmissionChain } from './admission/admission.js';
+import { setUpAuditing } from './audit/setup.js';
 import { NamespaceLifecycle } from './admission/plugins/namespace-lifecycle.js';
 import { ensurePki, writeKubeconfig } from './auth/pki.js';
 import { namespaceFinalizer, namespaceKind } from './api/core/namespace.js';
@@ -86,6 +87,9 @@ export async function startApiServer(config: ServerConfig, log: Logger): Promise
     ['start-namespace-controller', false],
   ]);
 
+  // auditing first: a malformed policy or an unusable backend refuses start before anything else
+  const auditor = setUpAuditing(config, log);
+
   // PKI: the CA, serving and admin certificates (generated on first start)
   const pki = await ensurePki(join(config.dataDir, 'pki'), { ipAddresses: config.advertiseAddress ? [config.advertiseAddress] : [] });
   const tls = {
@@ -136,6 +140,7 @@ export async function startApiServer(config: ServerConfig, log: Logger): Promise
     authorizer,
     flowControl: new MaxInflightLimiter({ readOnly: config.maxRequestsInflight, mutating: config.maxMutatingRequestsInflight }),
     requestTimeoutMs: config.requestTimeoutMs,
+    auditor,
   }, dispatcher({
     kinds,
     resources: new ResourceHandler({
@@ -205,6 +210,7 @@ export async function startApiServer(config: ServerConfig, log: Logger): Promise
         await hub.closeAll();
         changeLog.close();
         await frontDoor.close(config.requestTimeoutMs);
+        await auditor?.shutdown();
         await encoders.close();
         await writer.close();
         log.info('storage closed');

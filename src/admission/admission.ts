@@ -5,6 +5,7 @@
  */
 import type { KindDeclaration } from '../api/kind.js';
 import type { KObject } from '../api/meta.js';
+import type { AuditAnnotator } from '../audit/capture.js';
 import type { UserInfo } from '../auth/user.js';
 
 export type Operation = 'CREATE' | 'UPDATE' | 'DELETE';
@@ -22,6 +23,8 @@ export interface AdmissionAttributes {
   /** the requesting user; undefined for the server's own controllers */
   user: UserInfo | undefined;
   dryRun: boolean;
+  /** annotates the request's audit event (undefined when the request is not audited) */
+  audit?: AuditAnnotator;
 }
 
 export interface AdmissionPlugin {

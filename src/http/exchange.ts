@@ -7,6 +7,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { gzip } from 'node:zlib';
 import { toYaml } from '../codec/yaml.js';
 import type { UserInfo } from '../auth/user.js';
+import type { AuditCapture } from '../audit/capture.js';
 import type { KObject } from '../api/meta.js';
 import { StoredObject } from '../store/read-model.js';
 import { errors, StatusError } from '../status/status-error.js';
@@ -48,6 +49,8 @@ export class Exchange {
   user: UserInfo | undefined;
   /** the kind a resource request concerns: its schema encodes protobuf, its columns print Tables */
   kind: KindDeclaration | undefined;
+  /** the audit record's capture point for what this response carries; set by the audit filter when the request is audited */
+  audit: AuditCapture | undefined;
   private negotiatedCache: Negotiated | undefined;
 
   constructor(
@@ -161,6 +164,7 @@ export class Exchange {
   sendObject(status: number, obj: StoredObject | Readonly<KObject>): void {
     const n = this.negotiated;
     const object = obj instanceof StoredObject ? obj.object : obj;
+    if (this.audit && !this.sent) this.audit.responseObject(status, obj);
     const conversion = n.conversion;
     if (conversion && this.kind) {
       const table = this.tableRequest();
@@ -187,6 +191,7 @@ export class Exchange {
   /** Sends a document that is no API object (discovery, version): JSON or YAML only. */
   sendDocument(status: number, doc: unknown): void {
     const n = this.negotiated;
+    if (this.audit && !this.sent) this.audit.responseObject(status, doc as object);
     if (n.encoding === 'yaml') this.send(status, n.mediaType, toYaml(doc));
     else this.send(status, 'application/json', jsonText(doc, n.pretty));
   }
@@ -194,6 +199,7 @@ export class Exchange {
   /** Sends a list envelope around items' cached JSON, without re-serializing them. */
   sendList(listKind: string, apiVersion: string, listMeta: Record<string, unknown>, items: readonly StoredObject[]): void {
     const n = this.negotiated;
+    if (this.audit && !this.sent) this.audit.responseList(200, listKind, apiVersion, listMeta, items);
     const conversion = n.conversion;
     if (conversion && this.kind) {
       const table = this.tableRequest();
@@ -227,6 +233,7 @@ export class Exchange {
    * ErrorNegotiated does, and indented JSON when even that fails (its WriteRawJSON).
    */
   private sendStatus(code: number, status: Record<string, unknown>, headers?: Readonly<Record<string, string>>): void {
+    if (this.audit && !this.sent) this.audit.responseStatus(code, status);
     let n: Negotiated;
     try {
       n = negotiateResponse(header(this.req, 'accept'), this.offered, { conversions: false });

@@ -89,13 +89,14 @@ export class ResourceHandler {
   }
 
   private writeContext(ex: Exchange, manager: string | undefined, dryRun: boolean): WriteContext {
-    return { now: ex.now, dryRun, manager: manager ?? managerFromUserAgent(header(ex.req, 'user-agent')), user: ex.user };
+    return { now: ex.now, dryRun, manager: manager ?? managerFromUserAgent(header(ex.req, 'user-agent')), user: ex.user, audit: ex.audit };
   }
 
   private async decode(ex: Exchange, kind: KindDeclaration, validation: 'Strict' | 'Warn' | 'Ignore'): Promise<KObject> {
     const encoding = negotiateBody(header(ex.req, 'content-type'), ex.offered);
     const body = await readBody(ex.req, this.deps.maxRequestBodyBytes);
     const decoded = decodeBody(kind, body, encoding, validation);
+    ex.audit?.requestObject(decoded.object);
     ex.warnings.push(...decoded.warnings);
     return decoded.object;
   }
@@ -170,6 +171,7 @@ export class ResourceHandler {
         throw errors.badRequest(`error decoding YAML: ${(err as Error).message.split('\n')[0]}`);
       }
       if (!applied || typeof applied !== 'object' || Array.isArray(applied)) throw errors.badRequest('error decoding YAML: the applied configuration must be an object');
+      ex.audit?.requestPatch(applied);
       const config = applied as KObject;
       config.metadata ??= {};
       if (config.metadata.name && config.metadata.name !== name) {
@@ -196,6 +198,7 @@ export class ResourceHandler {
     } catch (err) {
       throw errors.badRequest(`error decoding patch: ${(err as Error).message}`);
     }
+    ex.audit?.requestPatch(patch);
     const warnings = new Set<string>();
     const transform = (current: KObject): KObject => {
       const patched = type === 'application/json-patch+json' ? applyJsonPatch(current, patch, { fieldValidation: w.fieldValidation })
@@ -222,6 +225,7 @@ export class ResourceHandler {
   private async deleteOptions(ex: Exchange) {
     const body = await readBody(ex.req, this.deps.maxRequestBodyBytes);
     const parsed = body.length > 0 ? parseBody(body, negotiateBody(header(ex.req, 'content-type'), ex.offered), deleteOptionsSchema) : undefined;
+    if (parsed) ex.audit?.requestObject(parsed);
     return deleteOptionsFrom(ex.query, parsed);
   }
 

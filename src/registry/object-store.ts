@@ -93,7 +93,7 @@ export class ObjectStore {
   private attributes(operation: Operation, object: KObject | undefined, old: Readonly<KObject> | undefined, name: string, ctx: WriteContext, subresource?: string) {
     return {
       operation, kind: this.kind, namespace: object?.metadata?.namespace ?? old?.metadata.namespace, name, subresource,
-      object, oldObject: old, user: ctx.user, dryRun: ctx.dryRun,
+      object, oldObject: old, user: ctx.user, dryRun: ctx.dryRun, audit: ctx.audit,
     };
   }
 

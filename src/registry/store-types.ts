@@ -6,6 +6,7 @@ import type { FieldSelector } from '../api/selection/field-selector.js';
 import type { LabelSelector } from '../api/selection/label-selector.js';
 import type { AdmissionChain } from '../admission/admission.js';
 import type { UserInfo } from '../auth/user.js';
+import type { AuditAnnotator } from '../audit/capture.js';
 import type { ReadModel, StoredObject } from '../store/read-model.js';
 import type { SnapshotCache } from '../store/snapshot-cache.js';
 import type { WriterClient } from '../store/writer-client.js';
@@ -19,6 +20,8 @@ export interface WriteContext extends StrategyContext {
   applied?: boolean;
   /** who asks, for admission; undefined for the server's own controllers */
   user?: UserInfo;
+  /** the request's audit record, for admission plugins' annotations; undefined when not audited */
+  audit?: AuditAnnotator;
 }
 
 export interface ListQuery {

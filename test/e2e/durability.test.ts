@@ -33,7 +33,7 @@ interface WriterResult {
  * until the server refuses it or goes away).
  */
 async function writeWhile(server: TestServer, namespace: string, prefix: string, concurrency: number, runMs: number,
-  interrupt: () => Promise<unknown>, options: { allowedAfterStop?: number[]; continueAfterStop?: boolean } = {}): Promise<WriterResult> {
+  interrupt: () => Promise<unknown>, options: { allowedAfterStop?: number[]; continueAfterStop?: boolean; /** interrupt no sooner than this many writes are acknowledged */ untilAcked?: number } = {}): Promise<WriterResult> {
   const allowedAfterStop = options.allowedAfterStop ?? [];
   const agent = new Agent({ keepAlive: true, maxSockets: concurrency, ca: server.admin.ca, cert: server.admin.cert, key: server.admin.key });
   const result: WriterResult = { acked: [], unexpected: [], transportErrors: 0, inFlightAtStop: 0, ackedAfterStop: 0 };
@@ -81,6 +81,10 @@ async function writeWhile(server: TestServer, namespace: string, prefix: string,
 
   const loops = Array.from({ length: concurrency }, (_, i) => loop(i));
   await new Promise((r) => setTimeout(r, runMs));
+  // a count, not a time: however slow the machine, the server is stopped in the middle of real work
+  while (result.acked.length < (options.untilAcked ?? 0) && result.unexpected.length === 0 && result.transportErrors === 0) {
+    await new Promise((r) => setTimeout(r, 20));
+  }
   result.inFlightAtStop = inFlight;
   stopped = true;
   await interrupt();
@@ -149,10 +153,10 @@ describe('durability', () => {
 
     for (let cycle = 0; cycle < 3; cycle++) {
       const running = server;
-      const out = await writeWhile(running, 'dur', `kill${cycle}`, 16, 1500, () => running.kill());
+      const out = await writeWhile(running, 'dur', `kill${cycle}`, 16, 1500, () => running.kill(), { untilAcked: 50 });
       t.diagnostic(`cycle ${cycle}: ${out.acked.length} acknowledged, ${out.inFlightAtStop} in flight at kill, ${out.transportErrors} transport errors`);
       assert.deepEqual(out.unexpected, [], 'only 201 before the kill');
-      assert.ok(out.acked.length >= 50, `cycle ${cycle}: only ${out.acked.length} writes acknowledged in 1.5 s`);
+      assert.ok(out.acked.length >= 50, `cycle ${cycle}: only ${out.acked.length} writes acknowledged before the kill`);
       assert.ok(out.inFlightAtStop > 0, 'the server was killed with requests in flight');
       assert.equal(running.process.signalCode, 'SIGKILL');
       acked.push(...out.acked);

@@ -192,10 +192,51 @@ describe('parseFlags', () => {
         etcdServers: [],
         etcdPrefix: '/registry',
         etcdCompactionIntervalMs: 300_000,
+        // kube-apiserver's audit defaults: the log blocks, the webhook batches
+        auditLogFormat: 'json',
+        auditLogMaxAge: 0,
+        auditLogMaxBackup: 0,
+        auditLogMaxSize: 0,
+        auditLogCompress: false,
+        auditLogMode: 'blocking',
+        auditLogBatchBufferSize: 10_000,
+        auditLogBatchMaxSize: 1,
+        auditLogBatchMaxWaitMs: 0,
+        auditLogBatchThrottleEnable: false,
+        auditLogBatchThrottleQps: 0,
+        auditLogBatchThrottleBurst: 0,
+        auditLogTruncateEnabled: false,
+        auditLogTruncateMaxBatchSize: 10_485_760,
+        auditLogTruncateMaxEventSize: 102_400,
+        auditWebhookInitialBackoffMs: 10_000,
+        auditWebhookVersion: 'audit.orch.io/v1',
+        auditWebhookMode: 'batch',
+        auditWebhookBatchBufferSize: 10_000,
+        auditWebhookBatchMaxSize: 400,
+        auditWebhookBatchMaxWaitMs: 30_000,
+        auditWebhookBatchThrottleEnable: true,
+        auditWebhookBatchThrottleQps: 10,
+        auditWebhookBatchThrottleBurst: 15,
+        auditWebhookTruncateEnabled: false,
+        auditWebhookTruncateMaxBatchSize: 10_485_760,
+        auditWebhookTruncateMaxEventSize: 102_400,
       },
     );
     assert.deepEqual(c.featureGates.overrides, {});
     assert.equal(c.featureGates.enabled('WatchList'), true);
+  });
+
+  it('reads the audit flags: float rates, kube-apiserver\'s messages for bad modes, formats, versions and sizes', () => {
+    const c = config(['--audit-policy-file=p.yaml', '--audit-log-path', '-', '--audit-webhook-batch-throttle-qps', '2.5', '--audit-log-mode=batch']);
+    assert.equal(c.auditPolicyFile, 'p.yaml');
+    assert.equal(c.auditLogPath, '-');
+    assert.equal(c.auditWebhookBatchThrottleQps, 2.5);
+    assert.equal(c.auditLogMode, 'batch');
+    rejects(['--audit-webhook-batch-throttle-qps', 'fast'], 'invalid argument "fast" for "--audit-webhook-batch-throttle-qps" flag: strconv.ParseFloat: parsing "fast": invalid syntax');
+    rejects(['--audit-log-mode', 'eventually'], 'invalid audit log mode eventually, allowed modes are "batch,blocking,blocking-strict"');
+    rejects(['--audit-log-format', 'xml'], 'invalid audit log format xml, allowed formats are "json,legacy"');
+    rejects(['--audit-webhook-version', 'audit.k8s.io/v1beta1'], 'invalid group version, allowed versions are "audit.orch.io/v1,audit.k8s.io/v1"');
+    rejects(['--audit-log-maxage', '-1'], "--audit-log-maxage -1 can't be a negative number");
   });
 
   it('returns a frozen config, arrays included', () => {
@@ -361,7 +402,7 @@ describe('parseFlags', () => {
     const help = helpText();
     const names = [...help.matchAll(/^ {2}(?:-\w, | {4})--([\w-]+)/gm)].map((match) => match[1]);
     assert.deepEqual(names, [...names].sort());
-    assert.equal(names.length, 30);
+    assert.equal(names.length, 60); // 30, and kube-apiserver's 30 audit flags
     assert.match(help, /^ {6}--secure-port int +The port .* \(default 6443\)$/m);
     assert.match(help, /^ {6}--bind-address ip +.*loopback.* \(default 127\.0\.0\.1\)$/m);
     assert.match(help, /^ {6}--anonymous-auth +Enables .* \(default true\)$/m);
@@ -374,6 +415,7 @@ describe('parseFlags', () => {
     assert.match(help, /^ +WatchList=true\|false \(BETA - default=true\)$/m);
     // Zero defaults are left out, as pflag does.
     assert.match(help, /^ {6}--shutdown-delay-duration duration +[^(]*$/m);
+    assert.match(help, /^ {6}--audit-webhook-batch-throttle-qps float32 +Maximum average number of batches per second\. Only used in batch mode\. \(default 10\)$/m);
   });
 
   describe('errors', () => {
