@@ -3,6 +3,9 @@ import { namespaceKind } from './core/namespace.js';
 import { secretKind } from './core/secret.js';
 import { serviceAccountKind } from './core/service-account.js';
 import { eventKind } from './events/event.js';
+import { underKubernetesName } from './authentication/group.js';
+import { selfSubjectReviewKind } from './authentication/self-subject-review.js';
+import { tokenReviewKind } from './authentication/token-review.js';
 import type { KindDeclaration } from './kind.js';
 
 export class KindRegistry {
@@ -34,4 +37,9 @@ export class KindRegistry {
   }
 }
 
-export const builtinKinds: readonly KindDeclaration[] = [namespaceKind, serviceAccountKind, secretKind, eventKind];
+export const builtinKinds: readonly KindDeclaration[] = [
+  namespaceKind, serviceAccountKind, secretKind, eventKind, tokenReviewKind, selfSubjectReviewKind,
+  // Kubernetes' group name, which kubectl auth whoami hard-codes (one line per alias)
+  underKubernetesName(tokenReviewKind),
+  underKubernetesName(selfSubjectReviewKind),
+];

@@ -31,7 +31,8 @@ export class NonResourceHandler {
 
   private readonly openApi: OpenApiHandler;
 
-  constructor(private readonly kinds: KindRegistry, private readonly health: readonly HealthEndpoint[], private readonly serverAddress: () => string) {
+  /** `endpoints`: health endpoints, and others of the same shape (the service-account issuer's discovery) */
+  constructor(private readonly kinds: KindRegistry, private readonly health: readonly Pick<HealthEndpoint, 'handle'>[], private readonly serverAddress: () => string) {
     this.openApi = new OpenApiHandler(kinds);
     const build = (root: 'api' | 'apis'): Aggregated => {
       const doc = aggregatedDiscovery(kinds, root);

@@ -26,6 +26,8 @@ function assertJson(actual: unknown, expected: unknown): void {
 const allVerbs = ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'];
 const namespaceVerbs = ['create', 'delete', 'get', 'list', 'patch', 'update', 'watch'];
 const eventsGroupVersion = { groupVersion: 'events.orch.io/v1', version: 'v1' };
+const authGroupVersion = { groupVersion: 'authentication.orch.io/v1', version: 'v1' };
+const authK8sGroupVersion = { groupVersion: 'authentication.k8s.io/v1', version: 'v1' };
 
 describe('legacy discovery', () => {
   it('GET /api lists v1 and the server address, without apiVersion', () => {
@@ -40,7 +42,12 @@ describe('legacy discovery', () => {
     assertJson(apiGroupList(registry), {
       kind: 'APIGroupList',
       apiVersion: 'v1',
-      groups: [{ name: 'events.orch.io', versions: [eventsGroupVersion], preferredVersion: eventsGroupVersion }],
+      groups: [
+        // Kubernetes' name for the authentication group, which kubectl auth whoami hard-codes, beside ours
+        { name: 'authentication.k8s.io', versions: [authK8sGroupVersion], preferredVersion: authK8sGroupVersion },
+        { name: 'authentication.orch.io', versions: [authGroupVersion], preferredVersion: authGroupVersion },
+        { name: 'events.orch.io', versions: [eventsGroupVersion], preferredVersion: eventsGroupVersion },
+      ],
     });
   });
 
@@ -73,8 +80,27 @@ describe('legacy discovery', () => {
           name: 'serviceaccounts', singularName: 'serviceaccount', namespaced: true, kind: 'ServiceAccount',
           verbs: allVerbs, shortNames: ['sa'], storageVersionHash: 'pbx9ZvyFpBE=',
         },
+        // a subresource of another group-version-kind names it, as Kubernetes lists serviceaccounts/token
+        {
+          name: 'serviceaccounts/token', singularName: '', namespaced: true,
+          group: 'authentication.orch.io', version: 'v1', kind: 'TokenRequest', verbs: ['create'],
+        },
       ],
     });
+  });
+
+  it('lists create-only kinds that are never stored without a storage version hash', () => {
+    for (const group of ['authentication.orch.io', 'authentication.k8s.io']) {
+      assertJson(apiResourceList(registry, group, 'v1'), {
+        kind: 'APIResourceList',
+        apiVersion: 'v1',
+        groupVersion: `${group}/v1`,
+        resources: [
+          { name: 'selfsubjectreviews', singularName: 'selfsubjectreview', namespaced: false, kind: 'SelfSubjectReview', verbs: ['create'] },
+          { name: 'tokenreviews', singularName: 'tokenreview', namespaced: false, kind: 'TokenReview', verbs: ['create'] },
+        ],
+      });
+    }
   });
 
   it('GET /apis/<group>/<version> carries apiVersion v1', () => {
@@ -136,6 +162,9 @@ describe('aggregated discovery', () => {
             {
               resource: 'serviceaccounts', responseKind: { group: '', version: '', kind: 'ServiceAccount' }, scope: 'Namespaced',
               singularResource: 'serviceaccount', verbs: allVerbs, shortNames: ['sa'],
+              subresources: [
+                { subresource: 'token', responseKind: { group: 'authentication.orch.io', version: 'v1', kind: 'TokenRequest' }, verbs: ['create'] },
+              ],
             },
           ],
           freshness: 'Current',
@@ -149,7 +178,23 @@ describe('aggregated discovery', () => {
       kind: 'APIGroupDiscoveryList',
       apiVersion: 'apidiscovery.orch.io/v2',
       metadata: {},
-      items: [{
+      items: [...['authentication.k8s.io', 'authentication.orch.io'].map((name) => ({
+        metadata: { name, creationTimestamp: null },
+        versions: [{
+          version: 'v1',
+          resources: [
+            {
+              resource: 'selfsubjectreviews', responseKind: { group: '', version: '', kind: 'SelfSubjectReview' }, scope: 'Cluster',
+              singularResource: 'selfsubjectreview', verbs: ['create'],
+            },
+            {
+              resource: 'tokenreviews', responseKind: { group: '', version: '', kind: 'TokenReview' }, scope: 'Cluster',
+              singularResource: 'tokenreview', verbs: ['create'],
+            },
+          ],
+          freshness: 'Current',
+        }],
+      })), {
         metadata: { name: 'events.orch.io', creationTimestamp: null },
         versions: [{
           version: 'v1',
