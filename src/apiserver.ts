@@ -14,6 +14,8 @@ import { namespaceFinalizer, namespaceKind } from './api/core/namespace.js';
 import { serviceAccountKind } from './api/core/service-account.js';
 import type { KindDeclaration } from './api/kind.js';
 import { builtinKinds, KindRegistry } from './api/registry.js';
+import { Services } from './api/services.js';
+import { readModelLookup } from './auth/authn/service-account/lookup.js';
 import type { ServerConfig } from './config/flags.js';
 import { offeredEncodings } from './codec/media-types.js';
 import { NamespaceController, namespacedKinds, controllerManager } from './controllers/namespace-controller.js';
@@ -105,7 +107,8 @@ export async function startApiServer(config: ServerConfig, log: Logger): Promise
   const admission = new AdmissionChain([new NamespaceLifecycle(readModel, immortalNamespaces)]);
   const snapshots = new SnapshotCache(config.continueTtlMs);
   const stores = new Map<KindDeclaration, ObjectStore>();
-  for (const kind of kinds.kinds) stores.set(kind, new ObjectStore(kind, { readModel, writer, snapshots, admission, config }));
+  // kinds that answer creates without storing anything (reviews) have no store
+  for (const kind of kinds.kinds) if (!kind.virtualCreate) stores.set(kind, new ObjectStore(kind, { readModel, writer, snapshots, admission, config }));
   const store = (k: KindDeclaration) => stores.get(k) as ObjectStore;
   postStartHooks.set('start-apiserver-admission-initializer', true);
 
@@ -122,10 +125,15 @@ export async function startApiServer(config: ServerConfig, log: Logger): Promise
   const onHealthFailure = (check: string, reason: string) => log.warn({ check, reason }, 'health check failed');
   let address = '';
   const authorizer = authorization(config);
+  const services = new Services();
+  const authn = await authentication(config, {
+    log, lookup: readModelLookup(readModel), pkiDir: join(config.dataDir, 'pki'), clientCaPem: tls.ca,
+    externalAddress: `${hostForUrl(config.advertiseAddress ?? config.bindAddress)}:${config.securePort}`, services,
+  });
   const pipeline = buildHandlerChain({
     log,
     maxRequestBodyBytes: config.maxRequestBodyBytes,
-    authenticator: authentication(config, log),
+    authenticator: authn.authenticator,
     authorizer,
     flowControl: new MaxInflightLimiter({ readOnly: config.maxRequestsInflight, mutating: config.maxMutatingRequestsInflight }),
     requestTimeoutMs: config.requestTimeoutMs,
@@ -136,12 +144,14 @@ export async function startApiServer(config: ServerConfig, log: Logger): Promise
       minRequestTimeoutSeconds: config.minRequestTimeoutSeconds,
       watchListEnabled: config.featureGates.enabled('WatchList'),
       maxRequestBodyBytes: config.maxRequestBodyBytes,
+      services,
       onShutdown: (listener) => { shutdownListeners.add(listener); return () => shutdownListeners.delete(listener); },
     }),
     nonResource: new NonResourceHandler(kinds, [
       new HealthEndpoint('healthz', checks.healthz, onHealthFailure),
       new HealthEndpoint('livez', checks.livez, onHealthFailure),
       new HealthEndpoint('readyz', checks.readyz, onHealthFailure),
+      ...(authn.discovery ? [authn.discovery] : []),
     ], () => address),
     onWebSocketError: (err) => log.error({ err }, 'websocket watch failed'),
   }));
@@ -193,6 +203,7 @@ export async function startApiServer(config: ServerConfig, log: Logger): Promise
         log.info('shutting down');
         if (config.shutdownDelayMs > 0) await new Promise((r) => setTimeout(r, config.shutdownDelayMs));
         for (const c of controllers) c.stop();
+        authn.stop();
         for (const listener of [...shutdownListeners]) listener();
         await hub.closeAll();
         await frontDoor.close(config.requestTimeoutMs);

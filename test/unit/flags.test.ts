@@ -190,6 +190,24 @@ describe('parseFlags', () => {
         etcdServers: [],
         etcdPrefix: '/registry',
         etcdCompactionIntervalMs: 300_000,
+        apiAudiences: [],
+        enableBootstrapTokenAuth: false,
+        serviceAccountIssuers: [],
+        serviceAccountKeyFiles: [],
+        serviceAccountLookup: true,
+        serviceAccountMaxTokenExpirationMs: 0,
+        serviceAccountExtendTokenExpiration: true,
+        oidcUsernameClaim: 'sub',
+        oidcRequiredClaims: {},
+        oidcSigningAlgs: ['RS256'],
+        webhookTokenAuthnCacheTtlMs: 120_000,
+        webhookTokenAuthnVersion: 'v1beta1',
+        requestheaderAllowedNames: [],
+        requestheaderUsernameHeaders: [],
+        requestheaderUidHeaders: [],
+        requestheaderGroupHeaders: [],
+        requestheaderExtraHeadersPrefix: [],
+        explicitFlags: [],
       },
     );
     assert.deepEqual(c.featureGates.overrides, {});
@@ -358,7 +376,7 @@ describe('parseFlags', () => {
     const help = helpText();
     const names = [...help.matchAll(/^ {2}(?:-\w, | {4})--([\w-]+)/gm)].map((match) => match[1]);
     assert.deepEqual(names, [...names].sort());
-    assert.equal(names.length, 28);
+    assert.equal(names.length, 57);
     assert.match(help, /^ {6}--secure-port int +The port .* \(default 6443\)$/m);
     assert.match(help, /^ {6}--bind-address ip +.*loopback.* \(default 127\.0\.0\.1\)$/m);
     assert.match(help, /^ {6}--anonymous-auth +Enables .* \(default true\)$/m);
