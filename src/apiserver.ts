@@ -20,6 +20,8 @@ import type { ServerConfig } from './config/flags.js';
 import { offeredEncodings } from './codec/media-types.js';
 import { NamespaceController, namespacedKinds, controllerManager } from './controllers/namespace-controller.js';
 import { ServiceAccountController } from './controllers/service-account-controller.js';
+import { TokenSecretController } from './controllers/token-secret-controller.js';
+import { secretKind } from './api/core/secret.js';
 import { MaxInflightLimiter } from './flowcontrol/max-inflight.js';
 import { HealthEndpoint } from './http/health.js';
 import { NonResourceHandler } from './http/non-resource.js';
@@ -188,6 +190,7 @@ export async function startApiServer(config: ServerConfig, log: Logger): Promise
   const controllers = [
     new ServiceAccountController(readModel, store(serviceAccountKind), onControllerError),
     new NamespaceController(readModel, store(namespaceKind), namespacedKinds(kinds.kinds).map(store), onControllerError),
+    ...(authn.tokenGenerator ? [new TokenSecretController(readModel, store(secretKind), authn.tokenGenerator, pki.caCertPem, onControllerError)] : []),
   ];
   postStartHooks.set('start-service-account-controller', true);
   postStartHooks.set('start-namespace-controller', true);
