@@ -485,3 +485,32 @@ describe('parseFlags', () => {
     });
   });
 });
+
+describe('authentication flags', () => {
+  it('repeats string arrays without splitting on commas, as pflag\'s StringArray', () => {
+    const c = config(['--service-account-issuer=https://a.test', '--service-account-issuer', 'urn:x,y', '--service-account-key-file=k1.pem']);
+    assert.deepEqual(c.serviceAccountIssuers, ['https://a.test', 'urn:x,y']);
+    assert.deepEqual(c.serviceAccountKeyFiles, ['k1.pem']);
+    assert.match(helpText(), /^ {6}--service-account-issuer stringArray +/m);
+  });
+
+  it('reads required claims as repeated key=value pairs, a comma being part of a value', () => {
+    assert.deepEqual(config(['--oidc-required-claim', 'hd=example.com,x', '--oidc-required-claim= aud = orch ']).oidcRequiredClaims, { hd: 'example.com,x', aud: 'orch' });
+    rejects(['--oidc-required-claim=hd'], 'invalid argument "hd" for "--oidc-required-claim" flag: hd must be formatted as key=value');
+  });
+
+  it('records which flags were given, on the command line or in the environment', () => {
+    assert.deepEqual(config(['--anonymous-auth=false', '--oidc-username-claim=sub'], { ORCH_APISERVER_TOKEN_AUTH_FILE: 't.csv' }).explicitFlags,
+      ['anonymous-auth', 'oidc-username-claim', 'token-auth-file']);
+  });
+
+  it('validates as kube-apiserver does', () => {
+    rejects(['--oidc-signing-algs=RS256,HS256'], 'oidc: unsupported signing alg: "HS256"');
+    rejects(['--authentication-token-webhook-version=v2'], 'unsupported authentication webhook version "v2", supported versions are "v1", "v1beta1"');
+    rejects(['--service-account-max-token-expiration=30m'], 'the service-account-max-token-expiration must be between 1 hour and 2^32 seconds');
+    rejects(['--service-account-jwks-uri=http://x.test/jwks'], 'service-account-jwks-uri requires https scheme, parsed as: http://x.test/jwks');
+    rejects(['--service-account-issuer=a', '--service-account-issuer=a'], 'service-account-issuer "a" is already specified');
+    rejects(['--service-account-issuer='], 'service-account-issuer should not be an empty string');
+    assert.equal(config(['--service-account-max-token-expiration=48h']).serviceAccountMaxTokenExpirationMs, 48 * 3_600_000);
+  });
+});
