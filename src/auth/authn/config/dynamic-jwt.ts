@@ -11,7 +11,8 @@ import { audienceAgnostic } from '../audiences.js';
 import { JwtAuthenticator } from '../jwt/jwt-authenticator.js';
 import { TokenUnion, type TokenAuthenticator, type TokenResult } from '../token.js';
 import { parseAuthenticationConfiguration, type AnonymousConfig } from './authentication-config.js';
-import { validateAuthenticationConfiguration, type CompiledJwtAuthenticator } from './validation.js';
+import { fieldErrors } from '../../../status/status-error.js';
+import { aggregateFieldErrors, checkAuthenticationConfiguration, type CompiledJwtAuthenticator } from './validation.js';
 
 const pollIntervalMs = 1_000;
 /** a reload that could not complete (issuers not ready) is tried again this often, as Kubernetes resyncs */
@@ -82,8 +83,11 @@ export class JwtAuthenticatorSet implements TokenAuthenticator {
     let compiled: CompiledJwtAuthenticator[];
     try {
       const config = parseAuthenticationConfiguration(text);
-      if (!isDeepStrictEqual(config.anonymous, anonymous)) throw new Error('invalid authentication configuration: anonymous: Forbidden: changed from initial configuration file');
-      compiled = await validateAuthenticationConfiguration(config, this.options.disallowedIssuers);
+      const checked = await checkAuthenticationConfiguration(config, this.options.disallowedIssuers);
+      // the anonymous block is read once, at start
+      if (!isDeepStrictEqual(config.anonymous, anonymous)) checked.errors.push(fieldErrors.forbidden('anonymous', 'changed from initial configuration file'));
+      if (checked.errors.length > 0) throw new Error(`invalid authentication configuration: ${aggregateFieldErrors(checked.errors)}`);
+      compiled = checked.compiled;
     } catch (err) {
       // a file that is wrong stays wrong until it changes: not retried
       this.tracked = text;

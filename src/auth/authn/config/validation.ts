@@ -213,17 +213,17 @@ function compileJwt(c: Compiler, a: JwtAuthenticatorConfig, path: string): Compi
 }
 
 /**
- * The configuration's JWT authenticators, compiled; throws `invalid authentication
- * configuration: ...` naming every bad field. `disallowedIssuers`: the service-account issuers.
+ * The configuration's JWT authenticators, compiled, and every problem found, each naming its
+ * field. `disallowedIssuers`: the service-account issuers.
  */
-export async function validateAuthenticationConfiguration(config: AuthenticationConfiguration, disallowedIssuers: readonly string[]): Promise<CompiledJwtAuthenticator[]> {
+export async function checkAuthenticationConfiguration(config: AuthenticationConfiguration, disallowedIssuers: readonly string[]): Promise<{ compiled: CompiledJwtAuthenticator[]; errors: FieldError[] }> {
+  if (config.jwt.length > maxJwtAuthenticators) {
+    return { compiled: [], errors: [{ type: 'FieldValueTooMany', field: 'jwt', detail: `must have at most ${maxJwtAuthenticators} items` }] };
+  }
   const hasExpression = config.jwt.some((a) => (a.claimValidationRules ?? []).some((r) => r.expression)
     || a.claimMappings.username?.expression || a.claimMappings.groups?.expression || a.claimMappings.uid?.expression
     || (a.claimMappings.extra ?? []).length > 0 || (a.userValidationRules ?? []).length > 0);
   const c = new Compiler(hasExpression ? await import('./cel.js') : undefined);
-  if (config.jwt.length > maxJwtAuthenticators) {
-    throw new Error(`invalid authentication configuration: ${formatFieldError({ type: 'FieldValueTooMany', field: 'jwt', detail: `must have at most ${maxJwtAuthenticators} items` })}`);
-  }
   const compiled: CompiledJwtAuthenticator[] = [];
   const seenIssuers = new Set<string>();
   const seenDiscovery = new Set<string>();
@@ -243,6 +243,12 @@ export async function validateAuthenticationConfiguration(config: Authentication
   if (config.anonymous && !config.anonymous.enabled && (config.anonymous.conditions ?? []).length > 0) {
     c.errors.push(fieldErrors.invalid('anonymous.conditions', config.anonymous.conditions, 'enabled should be set to true when conditions are defined'));
   }
-  if (c.errors.length > 0) throw new Error(`invalid authentication configuration: ${aggregateFieldErrors(c.errors)}`);
+  return { compiled, errors: c.errors };
+}
+
+/** The compiled JWT authenticators; throws `invalid authentication configuration: ...` naming every bad field. */
+export async function validateAuthenticationConfiguration(config: AuthenticationConfiguration, disallowedIssuers: readonly string[]): Promise<CompiledJwtAuthenticator[]> {
+  const { compiled, errors } = await checkAuthenticationConfiguration(config, disallowedIssuers);
+  if (errors.length > 0) throw new Error(`invalid authentication configuration: ${aggregateFieldErrors(errors)}`);
   return compiled;
 }
