@@ -110,12 +110,14 @@ export async function authentication(config: ServerConfig, parts: Authentication
   if (config.tokenAuthFile) {
     tokens.push(audienceAgnostic(apiAudiences, TokenFileAuthenticator.load(config.tokenAuthFile, (m) => log.warn(m))));
   }
+  // bound tokens before legacy ones (Kubernetes asks legacy first; the issuers are disjoint, so only
+  // the cost differs: a cached bound token is then answered without reading its payload)
+  tokens.push(new ServiceAccountTokenAuthenticator({
+    name: 'service-account', issuers, keys, implicitAudiences: apiAudiences, validator: new BoundTokenValidator(lookup),
+  }));
   tokens.push(new ServiceAccountTokenAuthenticator({
     name: 'legacy-service-account', issuers: [legacyIssuer], keys, implicitAudiences: apiAudiences,
     validator: new LegacyTokenValidator(lookup, config.serviceAccountLookup),
-  }));
-  tokens.push(new ServiceAccountTokenAuthenticator({
-    name: 'service-account', issuers, keys, implicitAudiences: apiAudiences, validator: new BoundTokenValidator(lookup),
   }));
   if (config.enableBootstrapTokenAuth) tokens.push(audienceAgnostic(apiAudiences, new BootstrapTokenAuthenticator(lookup)));
   // after the service-account methods: a JWT issuer may fetch keys on a token it cannot verify

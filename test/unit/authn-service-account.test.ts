@@ -17,6 +17,9 @@ import { algorithmOf, keyId, publicKeysFromPem, type SigningKey } from '../../sr
 import { ServiceAccountTokenGenerator } from '../../src/auth/authn/service-account/token-generator.js';
 import { BoundTokenValidator, LegacyTokenValidator } from '../../src/auth/authn/service-account/validators.js';
 import type { KObject } from '../../src/api/meta.js';
+import { BearerToken } from '../../src/auth/authn/token.js';
+
+const bt = (token: string) => new BearerToken(token);
 
 const issuer = 'https://orch.test';
 const api = [issuer];
@@ -88,7 +91,7 @@ describe('bound tokens', () => {
     assert.deepEqual(Object.keys(payload).sort(), ['aud', 'exp', 'iat', 'iss', 'jti', 'nbf', 'orch.io', 'sub']);
     assert.deepEqual(payload['orch.io'], { namespace: 'ns', serviceaccount: { name: 'robot', uid: 'uid-1' } });
     assert.equal(payload.exp - payload.iat, 3600);
-    const result = await authenticator.authenticateToken(token, api);
+    const result = await authenticator.authenticateToken(bt(token), api);
     assert.deepEqual(result, {
       user: {
         name: 'system:serviceaccount:ns:robot', uid: 'uid-1', groups: ['system:serviceaccounts', 'system:serviceaccounts:ns'],
@@ -97,13 +100,13 @@ describe('bound tokens', () => {
       audiences: api,
     });
     const ecToken = await ecGenerator.issue({ serviceAccount: robot, audiences: api, expirationSeconds: 600, now: clock });
-    assert.equal((await authenticator.authenticateToken(ecToken, api) as { user: { name: string } }).user.name, 'system:serviceaccount:ns:robot');
+    assert.equal((await authenticator.authenticateToken(bt(ecToken), api) as { user: { name: string } }).user.name, 'system:serviceaccount:ns:robot');
   });
 
   it('is good for the audiences asked that it names; others are refused', async () => {
     const token = await issue(sa('aud', 'uid-a'), { audiences: ['vault', issuer] });
-    assert.deepEqual((await authenticator.authenticateToken(token, ['vault']) as { audiences: readonly string[] }).audiences, ['vault']);
-    refused(await authenticator.authenticateToken(token, ['other']), 'token audiences ["vault" "https://orch.test"] is invalid for the target audiences ["other"]');
+    assert.deepEqual((await authenticator.authenticateToken(bt(token), ['vault']) as { audiences: readonly string[] }).audiences, ['vault']);
+    refused(await authenticator.authenticateToken(bt(token), ['other']), 'token audiences ["vault" "https://orch.test"] is invalid for the target audiences ["other"]');
   });
 
   it('refuses expired tokens and tokens not yet valid, with a minute of leeway', async () => {
@@ -111,26 +114,26 @@ describe('bound tokens', () => {
     const start = clock;
     const token = await issue(robot, { seconds: 600 });
     clock = start + 630_000; // 30 s past expiry: within leeway
-    assert.ok(!((await authenticator.authenticateToken(token, api)) instanceof AuthenticationFailure));
+    assert.ok(!((await authenticator.authenticateToken(bt(token), api)) instanceof AuthenticationFailure));
     clock = start + 661_000;
-    refused(await authenticator.authenticateToken(token, api), 'service account token has expired');
+    refused(await authenticator.authenticateToken(bt(token), api), 'service account token has expired');
     clock = start;
     const future = await issue(robot, { now: start + 120_000 });
-    refused(await authenticator.authenticateToken(future, api), 'service account token is not valid yet');
+    refused(await authenticator.authenticateToken(bt(future), api), 'service account token is not valid yet');
   });
 
   it('stops working at once when its account is deleted or replaced, though its claims are cached', async () => {
     sa('gone', 'uid-g');
     const token = await issue(objects.get('sa/ns/gone') as KObject);
-    assert.ok(!((await authenticator.authenticateToken(token, api)) instanceof AuthenticationFailure));
+    assert.ok(!((await authenticator.authenticateToken(bt(token), api)) instanceof AuthenticationFailure));
     objects.delete('sa/ns/gone');
-    refused(await authenticator.authenticateToken(token, api), 'serviceaccounts "gone" not found');
+    refused(await authenticator.authenticateToken(bt(token), api), 'serviceaccounts "gone" not found');
     sa('gone', 'uid-other');
-    refused(await authenticator.authenticateToken(token, api), 'service account UID (uid-other) does not match claim (uid-g)');
+    refused(await authenticator.authenticateToken(bt(token), api), 'service account UID (uid-other) does not match claim (uid-g)');
     sa('gone', 'uid-g', { deletionTimestamp: new Date(clock - 120_000).toISOString() });
-    refused(await authenticator.authenticateToken(token, api), 'service account ns/gone has been deleted');
+    refused(await authenticator.authenticateToken(bt(token), api), 'service account ns/gone has been deleted');
     sa('gone', 'uid-g', { deletionTimestamp: new Date(clock - 10_000).toISOString() });
-    assert.ok(!((await authenticator.authenticateToken(token, api)) instanceof AuthenticationFailure), 'deleted within the last minute: still valid');
+    assert.ok(!((await authenticator.authenticateToken(bt(token), api)) instanceof AuthenticationFailure), 'deleted within the last minute: still valid');
   });
 
   it('binds to a Secret: the token dies with it, or when it is replaced', async () => {
@@ -139,11 +142,11 @@ describe('bound tokens', () => {
     const token = await issue(robot, { ref: { kind: 'Secret', apiVersion: 'v1', name: 's1' } });
     const claims = JSON.parse(Buffer.from(token.split('.')[1], 'base64url').toString());
     assert.deepEqual(claims['orch.io'].secret, { name: 's1', uid: 'sec-1' });
-    assert.ok(!((await authenticator.authenticateToken(token, api)) instanceof AuthenticationFailure));
+    assert.ok(!((await authenticator.authenticateToken(bt(token), api)) instanceof AuthenticationFailure));
     objects.set('secret/ns/s1', { metadata: { name: 's1', namespace: 'ns', uid: 'sec-2' } });
-    refused(await authenticator.authenticateToken(token, api), 'secret UID (sec-2) does not match service account secret ref claim (sec-1)');
+    refused(await authenticator.authenticateToken(bt(token), api), 'secret UID (sec-2) does not match service account secret ref claim (sec-1)');
     objects.delete('secret/ns/s1');
-    refused(await authenticator.authenticateToken(token, api), 'service account token has been invalidated');
+    refused(await authenticator.authenticateToken(bt(token), api), 'service account token has been invalidated');
   });
 
   it('refuses to bind to a missing Secret, another UID, or a kind it cannot bind', async () => {
@@ -168,41 +171,41 @@ describe('forged and malformed tokens', () => {
 
   it('refuses alg none, key confusion (HS256 keyed with the RSA public key), tampering, unknown keys and foreign issuers', async () => {
     const good = await issue(robot);
-    assert.ok(!((await authenticator.authenticateToken(good, api)) instanceof AuthenticationFailure));
+    assert.ok(!((await authenticator.authenticateToken(bt(good), api)) instanceof AuthenticationFailure));
     const [h, p, s] = good.split('.');
 
-    refused(await authenticator.authenticateToken(`${b64({ alg: 'none' })}.${b64(claims())}.`, api));
+    refused(await authenticator.authenticateToken(bt(`${b64({ alg: 'none' })}.${b64(claims())}.`), api));
     const hmacKey = rsa.key.export({ type: 'spki', format: 'pem' }) as string;
     const hs = `${b64({ alg: 'HS256', kid: rsa.kid })}.${b64(claims())}`;
-    refused(await authenticator.authenticateToken(`${hs}.${createHmac('sha256', hmacKey).update(hs).digest('base64url')}`, api));
+    refused(await authenticator.authenticateToken(bt(`${hs}.${createHmac('sha256', hmacKey).update(hs).digest('base64url')}`), api));
     const elevated = b64({ ...JSON.parse(Buffer.from(p, 'base64url').toString()), sub: 'system:serviceaccount:ns:admin' });
-    refused(await authenticator.authenticateToken(`${h}.${elevated}.${s}`, api), /signature verification failed/);
-    refused(await authenticator.authenticateToken(`${h}.${p}.${s.slice(0, -4)}AAAA`, api), /signature verification failed/);
+    refused(await authenticator.authenticateToken(bt(`${h}.${elevated}.${s}`), api), /signature verification failed/);
+    refused(await authenticator.authenticateToken(bt(`${h}.${p}.${s.slice(0, -4)}AAAA`), api), /signature verification failed/);
     const stranger = generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey as KeyObject;
     const unknownKid = await new SignJWT(claims()).setProtectedHeader({ alg: 'RS256', kid: 'not-ours' }).sign(stranger);
-    refused(await authenticator.authenticateToken(unknownKid, api), /signature verification failed/);
+    refused(await authenticator.authenticateToken(bt(unknownKid), api), /signature verification failed/);
     const foreign = await new SignJWT({ ...claims(), iss: 'https://evil.test' }).setProtectedHeader({ alg: 'RS256', kid: rsa.kid }).sign(rsa.privateKey);
-    assert.equal(await authenticator.authenticateToken(foreign, api), undefined, 'another issuer\'s token is not this method\'s');
+    assert.equal(await authenticator.authenticateToken(bt(foreign), api), undefined, 'another issuer\'s token is not this method\'s');
     const noKid = await new SignJWT(claims()).setProtectedHeader({ alg: 'RS256' }).sign(rsa.privateKey);
-    assert.ok(!((await authenticator.authenticateToken(noKid, api)) instanceof AuthenticationFailure), 'no kid: every key is tried');
+    assert.ok(!((await authenticator.authenticateToken(bt(noKid), api)) instanceof AuthenticationFailure), 'no kid: every key is tried');
     const oldIssuer = await new SignJWT({ ...claims(), iss: 'https://old.test' }).setProtectedHeader({ alg: 'RS256', kid: rsa.kid }).sign(rsa.privateKey);
-    assert.ok(!((await authenticator.authenticateToken(oldIssuer, api)) instanceof AuthenticationFailure), 'every --service-account-issuer is accepted');
+    assert.ok(!((await authenticator.authenticateToken(bt(oldIssuer), api)) instanceof AuthenticationFailure), 'every --service-account-issuer is accepted');
   });
 
   it('never throws and never authenticates arbitrary strings or tampered tokens (property)', async () => {
     const good = await issue(robot);
     await fc.assert(fc.asyncProperty(fc.string({ maxLength: 2000 }), async (text) => {
-      refused(await authenticator.authenticateToken(text, api));
+      refused(await authenticator.authenticateToken(bt(text), api));
     }), { numRuns: 300 });
     await fc.assert(fc.asyncProperty(fc.nat({ max: good.length - 1 }), fc.constantFrom(...'ABCDEFabcdef012345-_.='), async (at, ch) => {
       fc.pre(good[at] !== ch);
       const tampered = good.slice(0, at) + ch + good.slice(at + 1);
-      const result = await authenticator.authenticateToken(tampered, api);
+      const result = await authenticator.authenticateToken(bt(tampered), api);
       // a change to the base64 padding bits of the signature's last character can leave its bytes intact
       if (!(result === undefined || result instanceof AuthenticationFailure)) assert.equal(Buffer.from(tampered.split('.')[2], 'base64url').equals(Buffer.from(good.split('.')[2], 'base64url')), true);
     }), { numRuns: 300 });
     await fc.assert(fc.asyncProperty(fc.jsonValue(), fc.jsonValue(), async (header, payload) => {
-      refused(await authenticator.authenticateToken(`${b64({ h: header })}.${b64({ p: payload, iss: issuer })}.c2ln`, api));
+      refused(await authenticator.authenticateToken(bt(`${b64({ h: header })}.${b64({ p: payload, iss: issuer })}.c2ln`), api));
     }), { numRuns: 200 });
   });
 });
@@ -217,18 +220,18 @@ describe('legacy Secret-based tokens', () => {
     assert.equal(payload.iss, 'orch.io/serviceaccount');
     assert.equal(payload.exp, undefined);
     objects.set('secret/ns/old-token', { metadata: { name: 'old-token', namespace: 'ns', uid: 's' }, data: { token: b64(token) } });
-    assert.deepEqual((await legacy(true).authenticateToken(token, api) as { user: object }).user, {
+    assert.deepEqual((await legacy(true).authenticateToken(bt(token), api) as { user: object }).user, {
       name: 'system:serviceaccount:ns:old', uid: 'uid-old', groups: ['system:serviceaccounts', 'system:serviceaccounts:ns'],
     });
     objects.set('secret/ns/old-token', { metadata: { name: 'old-token', namespace: 'ns', uid: 's' }, data: { token: b64('another') } });
-    refused(await legacy(true).authenticateToken(token, api), "token does not match server's copy");
+    refused(await legacy(true).authenticateToken(bt(token), api), "token does not match server's copy");
     objects.set('secret/ns/old-token', { metadata: { name: 'old-token', namespace: 'ns', uid: 's', labels: { 'orch.io/legacy-token-invalid-since': '2026-01-01' } }, data: { token: b64(token) } });
-    refused(await legacy(true).authenticateToken(token, api), 'token has been invalidated');
+    refused(await legacy(true).authenticateToken(bt(token), api), 'token has been invalidated');
     objects.delete('secret/ns/old-token');
-    refused(await legacy(true).authenticateToken(token, api), 'token has been invalidated');
-    assert.ok(!((await legacy(false).authenticateToken(token, api)) instanceof AuthenticationFailure), 'without lookup the claims are trusted');
+    refused(await legacy(true).authenticateToken(bt(token), api), 'token has been invalidated');
+    assert.ok(!((await legacy(false).authenticateToken(bt(token), api)) instanceof AuthenticationFailure), 'without lookup the claims are trusted');
     sa('old', 'uid-new');
     objects.set('secret/ns/old-token', { metadata: { name: 'old-token', namespace: 'ns', uid: 's' }, data: { token: b64(token) } });
-    refused(await legacy(true).authenticateToken(token, api), 'ServiceAccount UID (uid-new) does not match claim (uid-old)');
+    refused(await legacy(true).authenticateToken(bt(token), api), 'ServiceAccount UID (uid-new) does not match claim (uid-old)');
   });
 });

@@ -19,8 +19,10 @@ import { BootstrapTokenAuthenticator } from '../../src/auth/authn/bootstrap-toke
 import { CsvError, parseCsv } from '../../src/auth/authn/csv.js';
 import { ExpiringCache, tokenKey } from '../../src/auth/authn/token-cache.js';
 import { TokenFileAuthenticator } from '../../src/auth/authn/token-file.js';
-import { TokenUnion, type TokenAuthenticator } from '../../src/auth/authn/token.js';
+import { BearerToken, TokenUnion, type TokenAuthenticator } from '../../src/auth/authn/token.js';
 import type { KObject } from '../../src/api/meta.js';
+
+const bt = (token: string) => new BearerToken(token);
 
 const work = mkdtempSync(join(tmpdir(), 'orch-authn-unit-'));
 after(() => rmSync(work, { recursive: true, force: true }));
@@ -97,10 +99,10 @@ describe('the static token file', () => {
     writeFileSync(file, 's3cret,alice,uid-1,"dev,ops"\nother,bob,uid-2\n,nobody,uid-3\ns3cret,alice2,uid-4,admins\n');
     const warnings: string[] = [];
     const auth = TokenFileAuthenticator.load(file, (m) => warnings.push(m));
-    assert.deepEqual(auth.authenticateToken('s3cret'), { user: { name: 'alice2', uid: 'uid-4', groups: ['admins'] } });
-    assert.deepEqual(auth.authenticateToken('other'), { user: { name: 'bob', uid: 'uid-2', groups: [] } });
-    assert.equal(auth.authenticateToken('nope'), undefined);
-    assert.equal(auth.authenticateToken(''), undefined);
+    assert.deepEqual(auth.authenticateToken(bt('s3cret')), { user: { name: 'alice2', uid: 'uid-4', groups: ['admins'] } });
+    assert.deepEqual(auth.authenticateToken(bt('other')), { user: { name: 'bob', uid: 'uid-2', groups: [] } });
+    assert.equal(auth.authenticateToken(bt('nope')), undefined);
+    assert.equal(auth.authenticateToken(bt('')), undefined);
     assert.deepEqual(warnings, [
       `empty token has been found in token file '${file}', record number '3'`,
       `duplicate token has been found in token file '${file}', record number '4'`,
@@ -152,9 +154,9 @@ describe('audiences', () => {
   it('lets a method that knows no audiences answer only for the API\'s', async () => {
     const method: TokenAuthenticator = { name: 'm', authenticateToken: () => ({ user: { name: 'u', groups: [] } }) };
     const wrapped = audienceAgnostic(['api'], method);
-    assert.deepEqual(await wrapped.authenticateToken('t', ['api', 'other']), { user: { name: 'u', groups: [] }, audiences: ['api'] });
-    assert.equal(await wrapped.authenticateToken('t', ['other']), undefined);
-    assert.deepEqual(await wrapped.authenticateToken('t', []), { user: { name: 'u', groups: [] } });
+    assert.deepEqual(await wrapped.authenticateToken(bt('t'), ['api', 'other']), { user: { name: 'u', groups: [] }, audiences: ['api'] });
+    assert.equal(await wrapped.authenticateToken(bt('t'), ['other']), undefined);
+    assert.deepEqual(await wrapped.authenticateToken(bt('t'), []), { user: { name: 'u', groups: [] } });
   });
 });
 
@@ -188,8 +190,8 @@ describe('the unions', () => {
       { name: 'y', authenticateToken: () => new AuthenticationFailure('expired') },
       { name: 'z', authenticateToken: () => new AuthenticationFailure('bad signature') },
     ]);
-    assert.deepEqual(await union.authenticateToken('t', []), new AuthenticationFailure('[expired, bad signature]'));
-    assert.equal(await new TokenUnion([]).authenticateToken('t', []), undefined);
+    assert.deepEqual(await union.authenticateToken(bt('t'), []), new AuthenticationFailure('[expired, bad signature]'));
+    assert.equal(await new TokenUnion([]).authenticateToken(bt('t'), []), undefined);
   });
 });
 
@@ -206,7 +208,7 @@ describe('bootstrap tokens', () => {
 
   it('names the user after the token id, in system:bootstrappers and the valid extra groups, sorted', () => {
     put({ ...good, 'auth-extra-groups': 'system:bootstrappers:nodes,system:bootstrappers:a' });
-    assert.deepEqual(auth.authenticateToken('abcdef.0123456789abcdef'), {
+    assert.deepEqual(auth.authenticateToken(bt('abcdef.0123456789abcdef')), {
       user: { name: 'system:bootstrap:abcdef', groups: ['system:bootstrappers', 'system:bootstrappers:a', 'system:bootstrappers:nodes'] },
     });
   });
@@ -223,20 +225,20 @@ describe('bootstrap tokens', () => {
       ['being deleted', good, { metadata: { name: 'bootstrap-token-abcdef', namespace: 'orch-system', deletionTimestamp: '2026-01-01T00:00:00Z' } }],
     ] as [string, Record<string, string>, Partial<KObject>][]) {
       put(data, extra);
-      assert.equal(auth.authenticateToken(token), undefined, why);
+      assert.equal(auth.authenticateToken(bt(token)), undefined, why);
     }
     put(good);
-    assert.equal(auth.authenticateToken('abcdef.0123456789abcdeF'), undefined, 'upper case is not a token');
-    assert.equal(auth.authenticateToken('abcdeg.0123456789abcdef'), undefined, 'no such Secret');
+    assert.equal(auth.authenticateToken(bt('abcdef.0123456789abcdeF')), undefined, 'upper case is not a token');
+    assert.equal(auth.authenticateToken(bt('abcdeg.0123456789abcdef')), undefined, 'no such Secret');
     now = Date.parse('2026-01-03T00:00:00Z');
-    assert.equal(auth.authenticateToken(token), undefined, 'past its expiration');
+    assert.equal(auth.authenticateToken(bt(token)), undefined, 'past its expiration');
   });
 
   it('recognises nothing but <6>.<16> lower-case alphanumerics (property)', () => {
     put(good);
     now = Date.parse('2026-01-01T00:00:00Z');
     fc.assert(fc.property(fc.string(), (token) => {
-      const result = auth.authenticateToken(token);
+      const result = auth.authenticateToken(bt(token));
       if (result !== undefined) assert.equal(token, 'abcdef.0123456789abcdef');
     }), { numRuns: 500 });
   });

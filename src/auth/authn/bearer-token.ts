@@ -4,7 +4,7 @@
  * invalid (401), never anonymous.
  */
 import { AuthenticationFailure, type AuthenticationRequest, type AuthenticationResult, type Authenticator } from './authenticator.js';
-import type { TokenAuthenticator } from './token.js';
+import { BearerToken, type TokenAuthenticator } from './token.js';
 
 const invalidToken = new AuthenticationFailure('invalid bearer token');
 
@@ -29,7 +29,7 @@ export class BearerTokenAuthenticator implements Authenticator {
   async authenticate({ headers }: AuthenticationRequest): Promise<AuthenticationResult> {
     const token = bearerToken(headers.authorization);
     if (token === undefined) return undefined;
-    const result = await this.tokens.authenticateToken(token, this.apiAudiences);
+    const result = await this.tokens.authenticateToken(new BearerToken(token), this.apiAudiences);
     return result ?? invalidToken;
   }
 }

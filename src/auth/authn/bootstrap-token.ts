@@ -7,7 +7,7 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { UserInfo } from '../user.js';
 import type { ObjectLookup } from './service-account/lookup.js';
-import type { TokenAuthenticator, TokenResult } from './token.js';
+import type { BearerToken, TokenAuthenticator, TokenResult } from './token.js';
 
 export const bootstrapTokenNamespace = 'orch-system';
 export const bootstrapTokenSecretType = 'bootstrap.orch.io/token';
@@ -40,8 +40,8 @@ export class BootstrapTokenAuthenticator implements TokenAuthenticator {
 
   constructor(private readonly lookup: Pick<ObjectLookup, 'secret'>, private readonly now: () => number = Date.now) {}
 
-  authenticateToken(token: string): TokenResult {
-    const parsed = tokenPattern.exec(token);
+  authenticateToken(token: BearerToken): TokenResult {
+    const parsed = tokenPattern.exec(token.value);
     if (!parsed) return undefined;
     const [, id, secretPart] = parsed;
     const secret = this.lookup.secret(bootstrapTokenNamespace, `${bootstrapTokenSecretPrefix}${id}`) as

@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import type { UserInfo } from '../user.js';
 import { parseCsv } from './csv.js';
-import type { TokenAuthenticator, TokenResult } from './token.js';
+import type { BearerToken, TokenAuthenticator, TokenResult } from './token.js';
 
 export class TokenFileAuthenticator implements TokenAuthenticator {
   readonly name = 'token-file';
@@ -40,8 +40,8 @@ export class TokenFileAuthenticator implements TokenAuthenticator {
     return new TokenFileAuthenticator(tokens);
   }
 
-  authenticateToken(token: string): TokenResult {
-    const user = this.tokens.get(token);
+  authenticateToken(token: BearerToken): TokenResult {
+    const user = this.tokens.get(token.value);
     return user ? { user } : undefined;
   }
 }

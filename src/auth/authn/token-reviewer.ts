@@ -8,7 +8,7 @@ import { errors } from '../../status/status-error.js';
 import { authenticatedGroup } from '../user.js';
 import { intersect } from './audiences.js';
 import { AuthenticationFailure } from './authenticator.js';
-import type { TokenAuthenticator } from './token.js';
+import { BearerToken, type TokenAuthenticator } from './token.js';
 
 export class TokenReviewService implements TokenReviewer {
   /** `tokens` undefined: no token method is configured, and reviews come back unauthenticated */
@@ -17,7 +17,7 @@ export class TokenReviewService implements TokenReviewer {
   async review(token: string, audiences: readonly string[]): Promise<TokenReviewResult> {
     if (!this.tokens) return {};
     const asked = audiences.length > 0 ? audiences : this.apiAudiences;
-    const result = await this.tokens.authenticateToken(token, asked);
+    const result = await this.tokens.authenticateToken(new BearerToken(token), asked);
     if (result === undefined) return { error: 'invalid bearer token' };
     if (result instanceof AuthenticationFailure) return { error: result.reason };
     if (asked.length > 0 && intersect(asked, result.audiences ?? []).length === 0) throw errors.internal(new Error('error validating audiences'));

@@ -5,7 +5,7 @@
  * so it is never echoed back.
  */
 import { AuthenticationFailure, type AuthenticationRequest, type AuthenticationResult, type Authenticator } from './authenticator.js';
-import type { TokenAuthenticator } from './token.js';
+import { BearerToken, type TokenAuthenticator } from './token.js';
 
 const prefixes = ['base64url.bearer.authorization.orch.io.', 'base64url.bearer.authorization.k8s.io.'];
 const base64url = /^[A-Za-z0-9_-]+$/;
@@ -31,7 +31,7 @@ export class WebSocketProtocolAuthenticator implements Authenticator {
     if (!base64url.test(encoded)) return new AuthenticationFailure('invalid base64.bearer.authorization token encoding');
     const token = Buffer.from(encoded, 'base64url').toString('utf8');
     if (token === '') return new AuthenticationFailure('invalid bearer token');
-    const result = await this.tokens.authenticateToken(token, this.apiAudiences);
+    const result = await this.tokens.authenticateToken(new BearerToken(token), this.apiAudiences);
     if (result === undefined) return new AuthenticationFailure('invalid bearer token');
     if (result instanceof AuthenticationFailure) return result;
     if (kept.length > 0) headers['sec-websocket-protocol'] = kept.join(', ');

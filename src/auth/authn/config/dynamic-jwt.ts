@@ -9,7 +9,7 @@ import { watchFile, unwatchFile, readFileSync } from 'node:fs';
 import { isDeepStrictEqual } from 'node:util';
 import { audienceAgnostic } from '../audiences.js';
 import { JwtAuthenticator } from '../jwt/jwt-authenticator.js';
-import { TokenUnion, type TokenAuthenticator, type TokenResult } from '../token.js';
+import { TokenUnion, type BearerToken, type TokenAuthenticator, type TokenResult } from '../token.js';
 import { parseAuthenticationConfiguration, type AnonymousConfig } from './authentication-config.js';
 import { fieldErrors } from '../../../status/status-error.js';
 import { aggregateFieldErrors, checkAuthenticationConfiguration, type CompiledJwtAuthenticator } from './validation.js';
@@ -44,7 +44,7 @@ export class JwtAuthenticatorSet implements TokenAuthenticator {
 
   get size(): number { return this.current.authenticators.length; }
 
-  authenticateToken(token: string, audiences: readonly string[]): TokenResult | Promise<TokenResult> {
+  authenticateToken(token: BearerToken, audiences: readonly string[]): TokenResult | Promise<TokenResult> {
     return this.current.union.authenticateToken(token, audiences);
   }
 

@@ -8,8 +8,8 @@
 import type { JWTPayload, JWTVerifyGetKey, JWTVerifyResult } from 'jose';
 import { loadJose } from '../jose-loader.js';
 import { AuthenticationFailure } from '../authenticator.js';
-import type { TokenAuthenticator, TokenResult, TokenSuccess } from '../token.js';
-import { ExpiringCache, tokenKey } from '../token-cache.js';
+import type { BearerToken, TokenAuthenticator, TokenResult, TokenSuccess } from '../token.js';
+import { ExpiringCache } from '../token-cache.js';
 import type { CompiledJwtAuthenticator } from '../config/validation.js';
 import { ClaimMappingError, mapClaims } from './claim-mapping.js';
 import { OidcProvider } from './provider.js';
@@ -77,26 +77,20 @@ export class JwtAuthenticator implements TokenAuthenticator {
     this.provider.stop();
   }
 
-  async authenticateToken(token: string): Promise<TokenResult> {
-    const { decodeJwt, errors: jose } = await loadJose();
-    // a token of another issuer is another method's
-    let unverified: JWTPayload;
-    try {
-      unverified = decodeJwt(token);
-    } catch {
-      return undefined;
-    }
-    if (unverified.iss !== this.issuer) return undefined;
-
-    const key = tokenKey(token);
-    const cached = this.cache.get(key);
+  async authenticateToken(token: BearerToken): Promise<TokenResult> {
+    const cached = this.cache.get(token.key);
     if (cached) return cached;
+    // a token of another issuer is another method's
+    const unverified = await token.unverifiedClaims();
+    if (unverified?.iss !== this.issuer) return undefined;
+    const { errors: jose } = await loadJose();
+
     const keys = this.provider.keySet;
     if (!keys) return failure('oidc: authenticator not initialized');
 
     let claims: JWTPayload;
     try {
-      claims = (await this.verify(token, keys)).payload;
+      claims = (await this.verify(token.value, keys)).payload;
     } catch (err) {
       return verificationFailure(jose, err, this.options.algorithms);
     }
@@ -110,7 +104,7 @@ export class JwtAuthenticator implements TokenAuthenticator {
       if (err instanceof ClaimMappingError) return failure(err.message);
       throw err;
     }
-    this.cache.set(key, result, Math.min(successTtlMs, claims.exp * 1000 - this.now()));
+    this.cache.set(token.key, result, Math.min(successTtlMs, claims.exp * 1000 - this.now()));
     return result;
   }
 

@@ -9,8 +9,9 @@ import type { JWTPayload } from 'jose';
 import { loadJose } from '../jose-loader.js';
 import { AuthenticationFailure } from '../authenticator.js';
 import { intersect } from '../audiences.js';
-import type { TokenAuthenticator, TokenResult } from '../token.js';
-import { ExpiringCache, tokenKey } from '../token-cache.js';
+import type { UserInfo } from '../../user.js';
+import type { BearerToken, TokenAuthenticator, TokenResult } from '../token.js';
+import { ExpiringCache } from '../token-cache.js';
 import { serviceAccountUser, type ServiceAccountInfo } from './claims.js';
 import type { VerificationKey } from './keys.js';
 
@@ -48,7 +49,8 @@ function audiencesOf(claims: JWTPayload): string[] {
 export class ServiceAccountTokenAuthenticator implements TokenAuthenticator {
   readonly name: string;
   private readonly issuers: ReadonlySet<string>;
-  private readonly verified: ExpiringCache<JWTPayload>;
+  /** verified claims, and the user they name once a validation has passed (the user follows from the claims alone) */
+  private readonly verified: ExpiringCache<{ claims: JWTPayload; user?: UserInfo }>;
   private readonly now: () => number;
 
   constructor(private readonly options: ServiceAccountAuthenticatorOptions) {
@@ -58,26 +60,19 @@ export class ServiceAccountTokenAuthenticator implements TokenAuthenticator {
     this.verified = new ExpiringCache(cacheCapacity, this.now);
   }
 
-  async authenticateToken(token: string, audiences: readonly string[]): Promise<TokenResult> {
-    const { decodeJwt } = await loadJose();
-    // not a JWT of one of our issuers: another method's token
-    let unverified: JWTPayload;
-    try {
-      unverified = decodeJwt(token);
-    } catch {
-      return undefined;
-    }
-    if (typeof unverified.iss !== 'string' || !this.issuers.has(unverified.iss)) return undefined;
-
-    const key = tokenKey(token);
-    let claims = this.verified.get(key);
-    if (!claims) {
-      const verified = await this.verify(token);
+  async authenticateToken(token: BearerToken, audiences: readonly string[]): Promise<TokenResult> {
+    let entry = this.verified.get(token.key);
+    if (!entry) {
+      // not a JWT of one of our issuers: another method's token
+      const unverified = await token.unverifiedClaims();
+      if (typeof unverified?.iss !== 'string' || !this.issuers.has(unverified.iss)) return undefined;
+      const verified = await this.verify(token.value);
       if (verified === undefined || verified instanceof AuthenticationFailure) return verified;
-      claims = verified;
-      const ttl = typeof claims.exp === 'number' ? (claims.exp + leewaySeconds) * 1000 - this.now() : noExpiryCacheMs;
-      this.verified.set(key, claims, Math.min(ttl, noExpiryCacheMs));
+      entry = { claims: verified };
+      const ttl = typeof verified.exp === 'number' ? (verified.exp + leewaySeconds) * 1000 - this.now() : noExpiryCacheMs;
+      this.verified.set(token.key, entry, Math.min(ttl, noExpiryCacheMs));
     }
+    const claims = entry.claims;
 
     const nowMs = this.now();
     if (typeof claims.exp === 'number' && nowMs / 1000 - leewaySeconds > claims.exp) return new AuthenticationFailure('service account token has expired');
@@ -90,9 +85,11 @@ export class ServiceAccountTokenAuthenticator implements TokenAuthenticator {
     if (granted.length === 0 && implicit.length > 0) {
       return new AuthenticationFailure(`token audiences ${quoteList(tokenAudiences)} is invalid for the target audiences ${quoteList(requested)}`);
     }
-    const info = this.options.validator.validate(token, claims, nowMs);
+    // the objects the token stands on are checked on every request
+    const info = this.options.validator.validate(token.value, claims, nowMs);
     if (info instanceof AuthenticationFailure) return info;
-    return { user: serviceAccountUser(info), audiences: granted };
+    entry.user ??= serviceAccountUser(info);
+    return { user: entry.user, audiences: granted };
   }
 
   /** The token's claims once a key verifies its signature and its times hold. */

@@ -9,7 +9,7 @@
 import { request } from 'node:https';
 import { AuthenticationFailure } from '../authenticator.js';
 import { intersect } from '../audiences.js';
-import type { TokenAuthenticator, TokenResult } from '../token.js';
+import type { BearerToken, TokenAuthenticator, TokenResult } from '../token.js';
 import { ExpiringCache, tokenKey } from '../token-cache.js';
 import type { UserInfo } from '../../user.js';
 import type { WebhookConnection } from './kubeconfig.js';
@@ -50,13 +50,13 @@ export class WebhookTokenAuthenticator implements TokenAuthenticator {
     this.sleep = options.sleep ?? ((ms) => new Promise((r) => setTimeout(r, ms)));
   }
 
-  async authenticateToken(token: string, audiences: readonly string[]): Promise<TokenResult> {
-    const key = tokenKey(token, audiences);
+  async authenticateToken(token: BearerToken, audiences: readonly string[]): Promise<TokenResult> {
+    const key = audiences.length === 0 ? token.key : tokenKey(token.value, audiences);
     const cached = this.cache.get(key);
     if (cached) return cached.result;
     let status: ReviewStatus;
     try {
-      status = await this.review(token, audiences);
+      status = await this.review(token.value, audiences);
     } catch (err) {
       return new AuthenticationFailure(`webhook: ${(err as Error).message}`);
     }
