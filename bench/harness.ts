@@ -259,11 +259,12 @@ export const expectedStatus: Record<Op, number[]> = { create: [201], get: [200],
 export class LoadProcess {
   private constructor(private readonly children: ChildProcess[]) {}
 
-  static async start(url: string, creds: Credentials, procs = 1): Promise<LoadProcess> {
+  /** `headers` go with every request (a bearer token; then `creds` may carry an empty cert and key) */
+  static async start(url: string, creds: Credentials, procs = 1, headers?: Record<string, string>): Promise<LoadProcess> {
     const children = Array.from({ length: procs }, () => forkModule('./load-client.js'));
     await Promise.all(children.map(async (c) => {
       const ready = nextMessage(c, 'ready');
-      c.send({ t: 'start', url, ca: creds.ca, cert: creds.cert, key: creds.key });
+      c.send({ t: 'start', url, ca: creds.ca, cert: creds.cert, key: creds.key, headers });
       await ready;
     }));
     return new LoadProcess(children);

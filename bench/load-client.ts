@@ -7,10 +7,12 @@
 import { Agent, request, type RequestOptions } from 'node:https';
 import { expectedStatus, objectName, serviceAccountBody, type Op, type PhaseReport, type PhaseSpec } from './harness.js';
 
-interface Start { t: 'start'; url: string; ca: string; cert: string; key: string }
+/** `cert`/`key` empty: no client certificate; `headers`: sent with every request (a bearer token) */
+interface Start { t: 'start'; url: string; ca: string; cert: string; key: string; headers?: Record<string, string> }
 
 let agent: Agent | undefined;
 let base: URL | undefined;
+let extraHeaders: Record<string, string> = {};
 
 const methods: Record<Op, string> = { create: 'POST', get: 'GET', update: 'PUT', delete: 'DELETE' };
 
@@ -53,7 +55,7 @@ async function runPhase(spec: PhaseSpec): Promise<PhaseReport> {
       const options: RequestOptions = {
         hostname: base!.hostname, port: base!.port, agent, method,
         path: spec.op === 'create' ? collection : `${collection}/${name}`,
-        headers: body === undefined ? {} : { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
+        headers: body === undefined ? extraHeaders : { ...extraHeaders, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
       };
       const t = process.hrtime.bigint();
       try {
@@ -82,7 +84,8 @@ process.on('message', (m: Start | { t: 'phase'; spec: PhaseSpec } | { t: 'exit' 
   if (m.t === 'start') {
     base = new URL(m.url);
     // one socket per concurrent worker; reused across phases so handshakes are not measured
-    agent = new Agent({ keepAlive: true, maxSockets: 1024, maxFreeSockets: 1024, ca: m.ca, cert: m.cert, key: m.key });
+    agent = new Agent({ keepAlive: true, maxSockets: 1024, maxFreeSockets: 1024, ca: m.ca, cert: m.cert || undefined, key: m.key || undefined });
+    extraHeaders = m.headers ?? {};
     process.send?.({ t: 'ready' });
   } else if (m.t === 'phase') {
     const spec = { ...m.spec, expect: m.spec.expect.length ? m.spec.expect : expectedStatus[m.spec.op] };

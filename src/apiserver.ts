@@ -16,11 +16,15 @@ import { serviceAccountKind } from './api/core/service-account.js';
 import { withKubernetesAliases } from './api/registry/alias.js';
 import { ApiRegistry } from './api/registry/api-registry.js';
 import { builtinKinds } from './api/registry/builtin.js';
+import { Services } from './api/services.js';
+import { readModelLookup } from './auth/authn/service-account/lookup.js';
 import type { ServerConfig } from './config/flags.js';
 import { offeredEncodings } from './codec/media-types.js';
 import { GarbageCollector } from './controllers/garbage-collector/garbage-collector.js';
 import { NamespaceController, controllerManager } from './controllers/namespace-controller.js';
 import { ServiceAccountController } from './controllers/service-account-controller.js';
+import { TokenSecretController } from './controllers/token-secret-controller.js';
+import { secretKind } from './api/core/secret.js';
 import { MaxInflightLimiter } from './flowcontrol/max-inflight.js';
 import { HealthEndpoint } from './http/health.js';
 import { NonResourceHandler } from './http/non-resource.js';
@@ -133,10 +137,15 @@ export async function startApiServer(config: ServerConfig, log: Logger): Promise
   const onHealthFailure = (check: string, reason: string) => log.warn({ check, reason }, 'health check failed');
   let address = '';
   const authorizer = authorization(config);
+  const services = new Services();
+  const authn = await authentication(config, {
+    log, lookup: readModelLookup(readModel), pkiDir: join(config.dataDir, 'pki'), clientCaPem: tls.ca,
+    externalAddress: `${hostForUrl(config.advertiseAddress ?? config.bindAddress)}:${config.securePort}`, services,
+  });
   const pipeline = buildHandlerChain({
     log,
     maxRequestBodyBytes: config.maxRequestBodyBytes,
-    authenticator: authentication(config, log),
+    authenticator: authn.authenticator,
     authorizer,
     flowControl: new MaxInflightLimiter({ readOnly: config.maxRequestsInflight, mutating: config.maxMutatingRequestsInflight }),
     requestTimeoutMs: config.requestTimeoutMs,
@@ -148,12 +157,14 @@ export async function startApiServer(config: ServerConfig, log: Logger): Promise
       minRequestTimeoutSeconds: config.minRequestTimeoutSeconds,
       watchListEnabled: config.featureGates.enabled('WatchList'),
       maxRequestBodyBytes: config.maxRequestBodyBytes,
+      services,
       onShutdown: (listener) => { shutdownListeners.add(listener); return () => shutdownListeners.delete(listener); },
     }),
     nonResource: new NonResourceHandler(kinds, [
       new HealthEndpoint('healthz', checks.healthz, onHealthFailure),
       new HealthEndpoint('livez', checks.livez, onHealthFailure),
       new HealthEndpoint('readyz', checks.readyz, onHealthFailure),
+      ...(authn.discovery ? [authn.discovery] : []),
     ], () => address),
     onWebSocketError: (err) => log.error({ err }, 'websocket watch failed'),
   }));
@@ -191,6 +202,7 @@ export async function startApiServer(config: ServerConfig, log: Logger): Promise
     new ServiceAccountController(readModel, stores.of(serviceAccountKind), onControllerError),
     new NamespaceController(readModel, stores.of(namespaceKind), () => stores.namespaced(), onControllerError),
     ...(config.enableGarbageCollector ? [new GarbageCollector({ readModel, kinds, storeOf: (k) => stores.of(k), onError: onControllerError })] : []),
+    ...(authn.tokenGenerator ? [new TokenSecretController(readModel, stores.of(secretKind), authn.tokenGenerator, pki.caCertPem, onControllerError)] : []),
   ];
   postStartHooks.set('start-service-account-controller', true);
   postStartHooks.set('start-namespace-controller', true);
@@ -206,6 +218,7 @@ export async function startApiServer(config: ServerConfig, log: Logger): Promise
         log.info('shutting down');
         if (config.shutdownDelayMs > 0) await new Promise((r) => setTimeout(r, config.shutdownDelayMs));
         for (const c of controllers) c.stop();
+        authn.stop();
         for (const listener of [...shutdownListeners]) listener();
         await hub.closeAll();
         changeLog.close();

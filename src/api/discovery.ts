@@ -26,6 +26,8 @@ export interface APIResource {
   name: string;
   singularName: string;
   namespaced: boolean;
+  group?: string;
+  version?: string;
   kind: string;
   verbs: string[];
   shortNames?: string[];
@@ -143,18 +145,21 @@ function apiResources(kinds: readonly KindDeclaration[]): APIResource[] {
       kind: k.kind,
       verbs: sortedVerbs(k.verbs),
       ...namesAndCategories(k),
-      storageVersionHash: storageVersionHash(k),
+      // kinds that are never stored have no storage version
+      ...(k.virtualCreate ? {} : { storageVersionHash: storageVersionHash(k) }),
     },
     // subresource storage names no singular, short names, categories or storage version
-    ...subresourceNames(k).map((sub) => ({
-      name: `${k.resource}/${sub}`, singularName: '', namespaced: k.namespaced, kind: k.kind, verbs: verbsOf(sub),
+    ...subresourcesOf(k).map((sub) => ({
+      name: `${k.resource}/${sub.name}`, singularName: '', namespaced: k.namespaced,
+      ...(sub.kind ? { group: sub.kind.group, version: sub.kind.version } : {}),
+      kind: sub.kind?.kind ?? k.kind, verbs: sub.verbs,
     })),
   ]);
   return sortBy(resources, (r) => r.name);
 }
 
 function resourceDiscovery(k: KindDeclaration): APIResourceDiscovery {
-  const subresources = subresourceNames(k);
+  const subresources = subresourcesOf(k);
   return {
     resource: k.resource,
     responseKind: responseKind(k),
@@ -163,7 +168,13 @@ function resourceDiscovery(k: KindDeclaration): APIResourceDiscovery {
     verbs: sortedVerbs(k.verbs),
     ...namesAndCategories(k),
     ...(subresources.length > 0
-      ? { subresources: subresources.map((sub) => ({ subresource: sub, responseKind: responseKind(k), verbs: verbsOf(sub) })) }
+      ? {
+        subresources: subresources.map((sub) => ({
+          subresource: sub.name,
+          responseKind: sub.kind ? { group: sub.kind.group, version: sub.kind.version, kind: sub.kind.kind } : responseKind(k),
+          verbs: sub.verbs,
+        })),
+      }
       : {}),
   };
 }
@@ -183,8 +194,19 @@ function namesAndCategories(k: KindDeclaration): Pick<APIResource, 'shortNames' 
   };
 }
 
-function subresourceNames(k: KindDeclaration): string[] {
-  return Object.keys(k.subresources ?? {}).sort();
+interface Subresource {
+  name: string;
+  verbs: string[];
+  /** the kind a subresource of another group-version-kind takes and answers (a ServiceAccount's TokenRequest) */
+  kind?: KindDeclaration;
+}
+
+/** Subresources by name: those that read and write the object, and those that only create. */
+export function subresourcesOf(k: KindDeclaration): Subresource[] {
+  return [
+    ...Object.keys(k.subresources ?? {}).map((name) => ({ name, verbs: verbsOf(name) })),
+    ...Object.entries(k.subresourceCreate ?? {}).map(([name, sub]) => ({ name, verbs: ['create'], kind: sub.kinds[0] })),
+  ].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
 }
 
 function verbsOf(subresource: string): string[] {

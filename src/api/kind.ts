@@ -8,6 +8,8 @@ import type { KObject } from './meta.js';
 import type { StructSchema } from './schema.js';
 import type { TableColumn } from './printing.js';
 import type { NameRule } from './validation/names.js';
+import type { Services } from './services.js';
+import type { UserInfo } from '../auth/user.js';
 
 export type Verb = 'get' | 'list' | 'watch' | 'create' | 'update' | 'patch' | 'delete' | 'deletecollection';
 export const allVerbs: readonly Verb[] = ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'];
@@ -24,6 +26,26 @@ export interface StrategyContext {
 export interface Conversion {
   fromStorage(stored: KObject): KObject;
   toStorage(served: KObject): KObject;
+}
+
+/** What a create served without storage (a review, a token request) is answered with. */
+export interface VirtualCreateContext extends StrategyContext {
+  /** who asks (after impersonation) */
+  user: UserInfo | undefined;
+  /** the URL's namespace, for namespaced subresources */
+  namespace?: string;
+  dryRun: boolean;
+  /** warnings for the response's Warning headers */
+  warnings: string[];
+  /** the server's parts a virtual kind answers with, looked up by typed key */
+  services: Services;
+}
+
+/** A create on a subresource (`serviceaccounts/{name}/token`): the kinds it accepts and what it answers. */
+export interface SubresourceCreate {
+  /** the body's kind, first the served name, then aliases a client may send */
+  kinds: readonly KindDeclaration[];
+  create(parent: Readonly<KObject>, body: KObject, ctx: VirtualCreateContext): KObject | Promise<KObject>;
 }
 
 export interface KindDeclaration {
@@ -72,6 +94,10 @@ export interface KindDeclaration {
    * and the stored one into what is written, so that a subresource changes only its own part.
    */
   subresources?: Readonly<Record<string, (submitted: KObject, stored: KObject) => KObject>>;
+  /** Creates served without storage (TokenReview, SelfSubjectReview): the answer to a POST */
+  virtualCreate?(body: KObject, ctx: VirtualCreateContext): KObject | Promise<KObject>;
+  /** Creates on subresources of a stored object (a ServiceAccount's `token`) */
+  subresourceCreate?: Readonly<Record<string, SubresourceCreate>>;
   /** Lifecycle beyond metadata.finalizers, such as a namespace's spec.finalizers */
   deletion?: {
     /** called when deletion is first requested (e.g. phase Terminating) */

@@ -1,13 +1,28 @@
 #!/usr/bin/env node
-/** `orch-apiserver [flags]`: parses the command line, starts the server, drains on SIGTERM/SIGINT. */
+/**
+ * `orch-apiserver [flags]`: parses the command line, starts the server, drains on SIGTERM/SIGINT.
+ * `orch-apiserver credential ...`: the exec credential plugin (src/cli/credential.ts).
+ */
 import pino from 'pino';
-import { startApiServer } from '../apiserver.js';
 import { FlagError, parseFlags } from '../config/flags.js';
 
 /** the same signal again within this long is a copy of the first, not a second request */
 const duplicateSignalWindowMs = 1000;
 
+/** The plugin loads only what it needs: kubectl runs it on every invocation. */
+async function runCredential(argv: string[]): Promise<void> {
+  const { credential, CredentialError } = await import('./credential.js');
+  try {
+    await credential(argv, process.env, (text) => process.stdout.write(text));
+  } catch (err) {
+    if (!(err instanceof CredentialError)) throw err;
+    process.stderr.write(`orch-apiserver credential: ${err.message}\n`);
+    process.exit(1);
+  }
+}
+
 async function main(): Promise<void> {
+  if (process.argv[2] === 'credential') return runCredential(process.argv.slice(3));
   let parsed;
   try {
     parsed = parseFlags(process.argv.slice(2));
@@ -24,6 +39,7 @@ async function main(): Promise<void> {
   }
   const config = parsed.config;
   const log = pino({ level: config.logLevel, base: { component: 'orch-apiserver' } }, pino.destination({ sync: false }));
+  const { startApiServer } = await import('../apiserver.js');
   // signals are handled from the start: one during startup stops the server once it is up
   const starting = startApiServer(config, log);
   let first: { signal: string; at: number } | undefined;

@@ -259,8 +259,17 @@ function writeValue(w: Writer, number: number, schema: Schema, v: unknown, owner
       w.end(start);
       return;
     }
-    case 'list': case 'map':
-      throw new ProtobufError(`cannot encode ${owner.goName}.${name}: protobuf has no nested repeated values`);
+    case 'list': {
+      // a list inside a map or list travels as a message of its items (field 1), as Kubernetes'
+      // named slice types do (authentication's ExtraValue)
+      w.key(number, LEN);
+      const start = w.begin();
+      writeField(w, 1, schema, v, owner, name);
+      w.end(start);
+      return;
+    }
+    case 'map':
+      throw new ProtobufError(`cannot encode ${owner.goName}.${name}: protobuf has no nested maps`);
   }
 }
 
@@ -558,8 +567,23 @@ function readValue(r: Reader, schema: Schema, wireType: number, path: string, na
       return readTimestamp(r, schema.type === 'microTime', path, name);
     case 'any':
       return readRaw(r, path, name);
-    case 'list': case 'map':
-      throw new ProtobufError(`protobuf field ${join(path, name)}: nested repeated values are not supported`);
+    case 'list': {
+      // a nested list: a message whose field 1 holds the items
+      const nested = join(path, name);
+      const saved = r.limit;
+      r.limit = r.length(nested);
+      const items: unknown[] = [];
+      while (r.pos < r.limit) {
+        const key = r.tag();
+        if (key >>> 3 !== 1) { r.skip(key & 7, key >>> 3); continue; }
+        const item = readValue(r, schema.items, key & 7, nested, 'items');
+        if (item !== undefined) items.push(item);
+      }
+      r.limit = saved;
+      return items;
+    }
+    case 'map':
+      throw new ProtobufError(`protobuf field ${join(path, name)}: nested maps are not supported`);
   }
 }
 

@@ -30,7 +30,8 @@ export class NonResourceHandler {
 
   private readonly openApi: OpenApiHandler;
 
-  constructor(private readonly kinds: ApiRegistry, private readonly health: readonly HealthEndpoint[], private readonly serverAddress: () => string) {
+  /** `health`: health endpoints, and others of the same shape (the service-account issuer's discovery) */
+  constructor(private readonly kinds: ApiRegistry, private readonly health: readonly Pick<HealthEndpoint, 'handle'>[], private readonly serverAddress: () => string) {
     this.openApi = new OpenApiHandler(kinds);
   }
 

@@ -23,11 +23,11 @@ import { negotiateBody } from './negotiation.js';
 import { deleteOptionsFrom, parseBoolParam, parseListQuery, parseWriteQuery } from './query.js';
 import type { RequestInfo } from './request-info.js';
 import { planWatch, runWatch, serveWatch, webSocketTransport, type WatchDeps } from './watch-handler.js';
+import { VirtualCreates, type VirtualCreateDeps } from './virtual-create.js';
 import type { WebSocket } from 'ws';
 
-export interface ResourceDeps extends WatchDeps {
+export interface ResourceDeps extends WatchDeps, VirtualCreateDeps {
   stores: ResourceStores;
-  maxRequestBodyBytes: number;
 }
 
 /** Which verbs each path shape serves (kube-apiserver registers no route for the others: 405). */
@@ -55,15 +55,29 @@ function checkPathNames(info: RequestInfo): void {
 }
 
 export class ResourceHandler {
-  constructor(private readonly deps: ResourceDeps) {}
+  private readonly virtualCreates: VirtualCreates;
+
+  constructor(private readonly deps: ResourceDeps) {
+    this.virtualCreates = new VirtualCreates(deps);
+  }
 
   async serve(ex: Exchange, info: RequestInfo, kind: KindDeclaration): Promise<void> {
     const store = this.deps.stores.of(kind);
     if (kind.namespaced && info.name && !info.namespace) throw errors.pathNotFound();
     if (!kind.namespaced && info.namespace && kind.resource !== 'namespaces') throw errors.pathNotFound();
+    checkPathNames(info);
+    // creates that store nothing: a kind that only answers (only its collection is routed), a subresource that issues
+    if (kind.virtualCreate) {
+      if (info.name) throw errors.pathNotFound();
+      if (info.verb !== 'create') throw errors.methodNotAllowed();
+      return this.virtualCreates.create(ex, kind, kind.namespaced ? info.namespace : undefined);
+    }
+    if (info.subresource && kind.subresourceCreate?.[info.subresource]) {
+      if (info.verb !== 'create') throw errors.methodNotAllowed();
+      return this.virtualCreates.createOn(ex, store, info.subresource, kind.namespaced ? info.namespace : undefined, info.name);
+    }
     if (info.subresource && !kind.subresources?.[info.subresource]) throw errors.pathNotFound();
     if (!allowedOnPath(kind, info)) throw errors.methodNotAllowed();
-    checkPathNames(info);
     const namespace = kind.namespaced ? info.namespace : undefined;
 
     switch (info.verb) {

@@ -5,6 +5,7 @@
  * effective user visible in the 403 message, as against kube-apiserver 1.32.
  */
 import assert from 'node:assert/strict';
+import { request as httpsRequest } from 'node:https';
 import { after, before, describe, it } from 'node:test';
 import WebSocket from 'ws';
 import { userFor } from '../support/certs.js';
@@ -62,12 +63,44 @@ describe('the request pipeline under --authorization-mode AlwaysDeny', () => {
     assert.equal(sa.json.message, 'serviceaccounts "robot" is forbidden: User "jane" cannot impersonate resource "serviceaccounts" in API group "" in the namespace "ns1": Everything is forbidden.');
   });
 
-  it('refuses groups, extra or uid without a user to impersonate (400)', async () => {
-    for (const headers of [{ 'impersonate-group': 'g' }, { 'impersonate-uid': 'u' }, { 'impersonate-extra-scopes': 'view' }] as Record<string, string>[]) {
+  it('refuses groups, extra or uid without a user to impersonate, with kube-apiserver\'s internal error', async () => {
+    const cases: [Record<string, string>, string][] = [
+      [{ 'impersonate-group': 'g' }, '[{Group  g    }]'],
+      [{ 'impersonate-uid': 'u' }, '[{UID  u  authentication.k8s.io/v1  }]'],
+      [{ 'impersonate-extra-scopes': 'view' }, '[{UserExtra  view  authentication.k8s.io/v1  scopes}]'],
+    ];
+    for (const [headers, refs] of cases) {
       const res = await request(server, '/api/v1/namespaces', { headers });
-      assert.equal(res.status, 400, JSON.stringify(headers));
-      assert.equal(res.json.reason, 'BadRequest');
+      assert.equal(res.status, 500, JSON.stringify(headers));
+      assert.equal(res.json.message, `Internal Server Error: "/api/v1/namespaces": requested ${refs} without impersonating a user`);
     }
+  });
+
+  it('keeps repeated Impersonate-Group headers apart and reads extra keys lower-cased, then unescaped', async () => {
+    const res = await new Promise<{ status: number; json: { status: { userInfo: Record<string, unknown> } } }>((resolve, reject) => {
+      const req = httpsRequest(`${server.url}/apis/authentication.k8s.io/v1/selfsubjectreviews`, {
+        method: 'POST', ca: server.admin.ca, cert: server.admin.cert, key: server.admin.key, agent: false,
+        // raw pairs: repeated headers as separate lines (a raw list carries no implicit Host)
+        headers: [
+          'host', `127.0.0.1:${server.port}`, 'content-type', 'application/json',
+          'impersonate-user', 'system:anonymous', 'impersonate-group', 'a,b', 'impersonate-group', 'system:masters', 'impersonate-group', 'system:authenticated',
+          'impersonate-extra-Acme.io%2FScope', 'x', 'impersonate-extra-bad%zz', 'y',
+        ] as unknown as Record<string, string>,
+      }, (r) => {
+        let body = '';
+        r.on('data', (c: Buffer) => { body += c.toString(); });
+        r.on('end', () => resolve({ status: r.statusCode ?? 0, json: JSON.parse(body) }));
+      });
+      req.on('error', reject);
+      req.end('{"apiVersion":"authentication.k8s.io/v1","kind":"SelfSubjectReview"}');
+    });
+    assert.equal(res.status, 201);
+    assert.deepEqual(res.json.status.userInfo, {
+      username: 'system:anonymous',
+      // the anonymous user is unauthenticated whatever else it is given
+      groups: ['a,b', 'system:masters', 'system:authenticated', 'system:unauthenticated'],
+      extra: { 'acme.io/scope': ['x'], 'bad%zz': ['y'] },
+    });
   });
 
   it('runs WebSocket upgrades through the same chain: 403 for jane, 101 with an Audit-Id for the admin', async () => {

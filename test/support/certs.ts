@@ -41,3 +41,26 @@ export function userFor(server: TestServer, user: string, groups: readonly strin
   const pair = clientCert(`${user}-${server.port}-${serial}`, subject, join(pki, 'ca.crt'), join(pki, 'ca.key'));
   return { ca: server.admin.ca, ...pair };
 }
+
+export interface TestCa { crt: string; key: string; pem: string }
+
+/** a fresh CA of its own (for a test's identity provider, webhook or authenticating proxy) */
+export function testCa(name: string): TestCa {
+  const key = join(certDir, `${name}-ca.key`);
+  const crt = join(certDir, `${name}-ca.crt`);
+  openssl('req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', key, '-out', crt, '-subj', `/CN=${name}-ca`, '-days', '2',
+    '-addext', 'basicConstraints=critical,CA:TRUE', '-addext', 'keyUsage=critical,keyCertSign,cRLSign');
+  return { crt, key, pem: readFileSync(crt, 'utf8') };
+}
+
+/** a serving certificate for 127.0.0.1 and localhost, signed by `ca` */
+export function servingCert(name: string, ca: TestCa): { cert: string; key: string } {
+  const key = join(certDir, `${name}.key`);
+  const csr = join(certDir, `${name}.csr`);
+  const crt = join(certDir, `${name}.crt`);
+  const ext = join(certDir, `${name}.ext`);
+  writeFileSync(ext, 'basicConstraints=CA:FALSE\nkeyUsage=critical,digitalSignature,keyEncipherment\nextendedKeyUsage=serverAuth\nsubjectAltName=IP:127.0.0.1,DNS:localhost\n');
+  openssl('req', '-new', '-newkey', 'rsa:2048', '-nodes', '-keyout', key, '-out', csr, '-subj', `/CN=${name}`);
+  openssl('x509', '-req', '-in', csr, '-CA', ca.crt, '-CAkey', ca.key, '-set_serial', String(serial++), '-days', '1', '-out', crt, '-extfile', ext);
+  return { cert: readFileSync(crt, 'utf8'), key: readFileSync(key, 'utf8') };
+}

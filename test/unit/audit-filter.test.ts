@@ -48,7 +48,7 @@ function context(path: string): RequestContext {
 describe('the audit filters', () => {
   it('sit around and after authentication when auditing is on, and are absent when it is off', () => {
     const parts = {
-      log: pino({ level: 'silent' }), maxRequestBodyBytes: 0, authenticator: new UnionAuthenticator([], { anonymous: true }),
+      log: pino({ level: 'silent' }), maxRequestBodyBytes: 0, authenticator: new UnionAuthenticator([]),
       authorizer: new UnionAuthorizer([]), flowControl: new MaxInflightLimiter({ readOnly: 1, mutating: 1 }), requestTimeoutMs: 1000,
     };
     assert.deepEqual(handlerChainFilters({ ...parts, auditor: auditorWith('- level: Metadata\n').auditor }).map((f) => f.name), [

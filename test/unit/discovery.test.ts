@@ -27,6 +27,7 @@ function assertJson(actual: unknown, expected: unknown): void {
 const allVerbs = ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'];
 const namespaceVerbs = ['create', 'delete', 'get', 'list', 'patch', 'update', 'watch'];
 const eventsGroupVersion = { groupVersion: 'events.orch.io/v1', version: 'v1' };
+const authGroupVersion = { groupVersion: 'authentication.orch.io/v1', version: 'v1' };
 const coordinationGroupVersion = { groupVersion: 'coordination.orch.io/v1', version: 'v1' };
 
 describe('legacy discovery', () => {
@@ -43,6 +44,7 @@ describe('legacy discovery', () => {
       kind: 'APIGroupList',
       apiVersion: 'v1',
       groups: [
+        { name: 'authentication.orch.io', versions: [authGroupVersion], preferredVersion: authGroupVersion },
         { name: 'coordination.orch.io', versions: [coordinationGroupVersion], preferredVersion: coordinationGroupVersion },
         { name: 'events.orch.io', versions: [eventsGroupVersion], preferredVersion: eventsGroupVersion },
       ],
@@ -87,8 +89,27 @@ describe('legacy discovery', () => {
           name: 'serviceaccounts', singularName: 'serviceaccount', namespaced: true, kind: 'ServiceAccount',
           verbs: allVerbs, shortNames: ['sa'], storageVersionHash: 'pbx9ZvyFpBE=',
         },
+        // a subresource of another group-version-kind names it, as Kubernetes lists serviceaccounts/token
+        {
+          name: 'serviceaccounts/token', singularName: '', namespaced: true,
+          group: 'authentication.orch.io', version: 'v1', kind: 'TokenRequest', verbs: ['create'],
+        },
       ],
     });
+  });
+
+  it('lists create-only kinds that are never stored without a storage version hash', () => {
+    for (const group of ['authentication.orch.io', 'authentication.k8s.io']) {
+      assertJson(apiResourceList(registry, group, 'v1'), {
+        kind: 'APIResourceList',
+        apiVersion: 'v1',
+        groupVersion: `${group}/v1`,
+        resources: [
+          { name: 'selfsubjectreviews', singularName: 'selfsubjectreview', namespaced: false, kind: 'SelfSubjectReview', verbs: ['create'] },
+          { name: 'tokenreviews', singularName: 'tokenreview', namespaced: false, kind: 'TokenReview', verbs: ['create'] },
+        ],
+      });
+    }
   });
 
   it('GET /apis/<group>/<version> carries apiVersion v1', () => {
@@ -158,6 +179,9 @@ describe('aggregated discovery', () => {
             {
               resource: 'serviceaccounts', responseKind: { group: '', version: '', kind: 'ServiceAccount' }, scope: 'Namespaced',
               singularResource: 'serviceaccount', verbs: allVerbs, shortNames: ['sa'],
+              subresources: [
+                { subresource: 'token', responseKind: { group: 'authentication.orch.io', version: 'v1', kind: 'TokenRequest' }, verbs: ['create'] },
+              ],
             },
           ],
           freshness: 'Current',
@@ -171,7 +195,23 @@ describe('aggregated discovery', () => {
       kind: 'APIGroupDiscoveryList',
       apiVersion: 'apidiscovery.orch.io/v2',
       metadata: {},
-      items: [{
+      items: [...['authentication.orch.io'].map((name) => ({
+        metadata: { name, creationTimestamp: null },
+        versions: [{
+          version: 'v1',
+          resources: [
+            {
+              resource: 'selfsubjectreviews', responseKind: { group: '', version: '', kind: 'SelfSubjectReview' }, scope: 'Cluster',
+              singularResource: 'selfsubjectreview', verbs: ['create'],
+            },
+            {
+              resource: 'tokenreviews', responseKind: { group: '', version: '', kind: 'TokenReview' }, scope: 'Cluster',
+              singularResource: 'tokenreview', verbs: ['create'],
+            },
+          ],
+          freshness: 'Current',
+        }],
+      })), {
         metadata: { name: 'coordination.orch.io', creationTimestamp: null },
         versions: [{
           version: 'v1',

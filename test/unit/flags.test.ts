@@ -220,6 +220,24 @@ describe('parseFlags', () => {
         auditWebhookTruncateEnabled: false,
         auditWebhookTruncateMaxBatchSize: 10_485_760,
         auditWebhookTruncateMaxEventSize: 102_400,
+        apiAudiences: [],
+        enableBootstrapTokenAuth: false,
+        serviceAccountIssuers: [],
+        serviceAccountKeyFiles: [],
+        serviceAccountLookup: true,
+        serviceAccountMaxTokenExpirationMs: 0,
+        serviceAccountExtendTokenExpiration: true,
+        oidcUsernameClaim: 'sub',
+        oidcRequiredClaims: {},
+        oidcSigningAlgs: ['RS256'],
+        webhookTokenAuthnCacheTtlMs: 120_000,
+        webhookTokenAuthnVersion: 'v1beta1',
+        requestheaderAllowedNames: [],
+        requestheaderUsernameHeaders: [],
+        requestheaderUidHeaders: [],
+        requestheaderGroupHeaders: [],
+        requestheaderExtraHeadersPrefix: [],
+        explicitFlags: [],
       },
     );
     assert.deepEqual(c.featureGates.overrides, {});
@@ -402,7 +420,7 @@ describe('parseFlags', () => {
     const help = helpText();
     const names = [...help.matchAll(/^ {2}(?:-\w, | {4})--([\w-]+)/gm)].map((match) => match[1]);
     assert.deepEqual(names, [...names].sort());
-    assert.equal(names.length, 60); // 30, and kube-apiserver's 30 audit flags
+    assert.equal(names.length, 87); // 30, kube-apiserver's 30 audit flags and 27 authentication flags
     assert.match(help, /^ {6}--secure-port int +The port .* \(default 6443\)$/m);
     assert.match(help, /^ {6}--bind-address ip +.*loopback.* \(default 127\.0\.0\.1\)$/m);
     assert.match(help, /^ {6}--anonymous-auth +Enables .* \(default true\)$/m);
@@ -511,5 +529,34 @@ describe('parseFlags', () => {
       rejects(['--tls-private-key-file=a.key'], '--tls-cert-file and --tls-private-key-file must be specified together');
       rejects(['--etcd-keyfile=e.key'], '--etcd-certfile and --etcd-keyfile must be specified together');
     });
+  });
+});
+
+describe('authentication flags', () => {
+  it('repeats string arrays without splitting on commas, as pflag\'s StringArray', () => {
+    const c = config(['--service-account-issuer=https://a.test', '--service-account-issuer', 'urn:x,y', '--service-account-key-file=k1.pem']);
+    assert.deepEqual(c.serviceAccountIssuers, ['https://a.test', 'urn:x,y']);
+    assert.deepEqual(c.serviceAccountKeyFiles, ['k1.pem']);
+    assert.match(helpText(), /^ {6}--service-account-issuer stringArray +/m);
+  });
+
+  it('reads required claims as repeated key=value pairs, a comma being part of a value', () => {
+    assert.deepEqual(config(['--oidc-required-claim', 'hd=example.com,x', '--oidc-required-claim= aud = orch ']).oidcRequiredClaims, { hd: 'example.com,x', aud: 'orch' });
+    rejects(['--oidc-required-claim=hd'], 'invalid argument "hd" for "--oidc-required-claim" flag: hd must be formatted as key=value');
+  });
+
+  it('records which flags were given, on the command line or in the environment', () => {
+    assert.deepEqual(config(['--anonymous-auth=false', '--oidc-username-claim=sub'], { ORCH_APISERVER_TOKEN_AUTH_FILE: 't.csv' }).explicitFlags,
+      ['anonymous-auth', 'oidc-username-claim', 'token-auth-file']);
+  });
+
+  it('validates as kube-apiserver does', () => {
+    rejects(['--oidc-signing-algs=RS256,HS256'], 'oidc: unsupported signing alg: "HS256"');
+    rejects(['--authentication-token-webhook-version=v2'], 'unsupported authentication webhook version "v2", supported versions are "v1", "v1beta1"');
+    rejects(['--service-account-max-token-expiration=30m'], 'the service-account-max-token-expiration must be between 1 hour and 2^32 seconds');
+    rejects(['--service-account-jwks-uri=http://x.test/jwks'], 'service-account-jwks-uri requires https scheme, parsed as: http://x.test/jwks');
+    rejects(['--service-account-issuer=a', '--service-account-issuer=a'], 'service-account-issuer "a" is already specified');
+    rejects(['--service-account-issuer='], 'service-account-issuer should not be an empty string');
+    assert.equal(config(['--service-account-max-token-expiration=48h']).serviceAccountMaxTokenExpirationMs, 48 * 3_600_000);
   });
 });

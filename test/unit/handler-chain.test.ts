@@ -9,6 +9,7 @@ import { flowControlFilter } from '../../src/server/filters/flow-control.js';
 import { recoverFilter } from '../../src/server/filters/recover.js';
 import { timeoutFilter } from '../../src/server/filters/timeout.js';
 import { MaxInflightLimiter } from '../../src/flowcontrol/max-inflight.js';
+import { AnonymousAuthenticator } from '../../src/auth/authn/anonymous.js';
 import { UnionAuthenticator } from '../../src/auth/authn/authenticator.js';
 import { UnionAuthorizer } from '../../src/auth/authz/authorizer.js';
 import { RequestContext } from '../../src/server/request-context.js';
@@ -37,7 +38,7 @@ const silent = pino({ level: 'silent' });
 describe('the handler chain', () => {
   it('is assembled in Kubernetes\' order', () => {
     const names = handlerChainFilters({
-      log: silent, maxRequestBodyBytes: 0, authenticator: new UnionAuthenticator([], { anonymous: true }),
+      log: silent, maxRequestBodyBytes: 0, authenticator: new UnionAuthenticator([], { anonymous: new AnonymousAuthenticator() }),
       authorizer: new UnionAuthorizer([]), flowControl: new MaxInflightLimiter({ readOnly: 1, mutating: 1 }), requestTimeoutMs: 1000,
     }).map((f) => f.name);
     assert.deepEqual(names, ['request-log', 'recover', 'audit-init', 'request-info', 'body-limit', 'authentication', 'impersonation', 'flow-control', 'authorization', 'timeout']);

@@ -25,7 +25,10 @@ const events: Doc = openApiV3GroupVersion(registry, 'events.orch.io', 'v1');
 const meta = 'io.orch.apimachinery.pkg.apis.meta.v1';
 const saName = 'io.orch.api.core.v1.ServiceAccount';
 const saGvk = { group: '', kind: 'ServiceAccount', version: 'v1' };
-const indexKeys = ['api', 'api/v1', 'apis', 'apis/coordination.orch.io', 'apis/coordination.orch.io/v1', 'apis/events.orch.io', 'apis/events.orch.io/v1'];
+const indexKeys = [
+  'api', 'api/v1', 'apis', 'apis/authentication.orch.io', 'apis/authentication.orch.io/v1',
+  'apis/coordination.orch.io', 'apis/coordination.orch.io/v1', 'apis/events.orch.io', 'apis/events.orch.io/v1',
+];
 
 /** Both spellings of an extension, which must agree (kubectl reads only the Kubernetes one). */
 function ext(node: Doc, name: string): unknown {
@@ -104,8 +107,10 @@ describe('definitions (v2)', () => {
     assert.deepEqual(ext(v2.definitions['io.orch.api.events.v1.Event'], 'group-version-kind'), [{ group: 'events.orch.io', kind: 'Event', version: 'v1' }]);
     assert.deepEqual(ext(v2.definitions[`${meta}.Status`], 'group-version-kind'), [{ group: '', kind: 'Status', version: 'v1' }]);
     for (const kind of ['DeleteOptions', 'WatchEvent']) {
-      assert.deepEqual(ext(v2.definitions[`${meta}.${kind}`], 'group-version-kind'),
-        [{ group: '', kind, version: 'v1' }, { group: 'coordination.orch.io', kind, version: 'v1' }, { group: 'events.orch.io', kind, version: 'v1' }]);
+      assert.deepEqual(ext(v2.definitions[`${meta}.${kind}`], 'group-version-kind'), [
+        { group: '', kind, version: 'v1' }, { group: 'authentication.orch.io', kind, version: 'v1' },
+        { group: 'coordination.orch.io', kind, version: 'v1' }, { group: 'events.orch.io', kind, version: 'v1' },
+      ]);
     }
     assert.equal(ext(v2.definitions[`${meta}.ObjectMeta`], 'group-version-kind'), undefined);
   });
@@ -326,7 +331,10 @@ describe('OpenAPI v3 documents', () => {
     for (const doc of [core, events]) {
       const gvks = new Set(operations(doc).filter(({ op }) => op['x-kubernetes-group-version-kind']).map(({ op }) => JSON.stringify(op['x-kubernetes-group-version-kind'])));
       for (const gvk of gvks) {
-        const patches = operations(doc).filter(({ method, op }) => method === 'patch' && JSON.stringify(op['x-kubernetes-group-version-kind']) === gvk);
+        const ofKind = operations(doc).filter(({ op }) => JSON.stringify(op['x-kubernetes-group-version-kind']) === gvk);
+        // a kind only ever created (a subresource's TokenRequest) has no PATCH, in Kubernetes too: kubectl falls back to v2
+        if (ofKind.every(({ method }) => method === 'post')) continue;
+        const patches = ofKind.filter(({ method }) => method === 'patch');
         assert.ok(patches.length > 0, `a PATCH for ${gvk}`);
         // kubectl takes the first PATCH it meets for the GVK (Go map order), so every one must have it
         for (const { path, op } of patches) assert.ok(opParams(op).includes('fieldValidation'), `${path}`);
@@ -403,5 +411,29 @@ describe('the v3 index and hashes', () => {
     for (const key of ['api', 'apis', 'apis/coordination.orch.io', 'apis/coordination.orch.io/v1', 'apis/events.orch.io', 'apis/events.orch.io/v1']) {
       assert.equal(after.paths[key].serverRelativeURL, before.paths[key].serverRelativeURL, key);
     }
+  });
+});
+
+describe('creates that store nothing', () => {
+  const auth: Doc = openApiV3GroupVersion(registry, 'authentication.orch.io', 'v1');
+
+  it('serves TokenReview and SelfSubjectReview as create only, with no list type', () => {
+    assert.deepEqual(Object.keys(auth.paths).sort(), ['/apis/authentication.orch.io/v1/', '/apis/authentication.orch.io/v1/selfsubjectreviews', '/apis/authentication.orch.io/v1/tokenreviews']);
+    const create = auth.paths['/apis/authentication.orch.io/v1/tokenreviews'].post;
+    assert.equal(create.operationId, 'createAuthenticationV1TokenReview');
+    assert.deepEqual(create['x-kubernetes-group-version-kind'], { group: 'authentication.orch.io', kind: 'TokenReview', version: 'v1' });
+    assert.ok(!v2.definitions['io.orch.api.authentication.v1.TokenReviewList']);
+    assert.deepEqual(ext(v2.definitions['io.orch.api.authentication.v1.TokenReview'], 'group-version-kind'), [
+      { group: 'authentication.orch.io', kind: 'TokenReview', version: 'v1' }, { group: 'authentication.k8s.io', kind: 'TokenReview', version: 'v1' },
+    ]);
+  });
+
+  it('describes the token subresource of a ServiceAccount with TokenRequest bodies', () => {
+    const create = core.paths['/api/v1/namespaces/{namespace}/serviceaccounts/{name}/token'].post;
+    assert.equal(create.operationId, 'createCoreV1NamespacedServiceAccountToken');
+    assert.equal(create.description, 'create token of a ServiceAccount');
+    assert.deepEqual(create['x-kubernetes-group-version-kind'], { group: 'authentication.orch.io', kind: 'TokenRequest', version: 'v1' });
+    assert.deepEqual(create.requestBody.content['*/*'].schema, { $ref: '#/components/schemas/io.orch.api.authentication.v1.TokenRequest' });
+    assert.deepEqual(create.responses['201'].content['application/json'].schema, { $ref: '#/components/schemas/io.orch.api.authentication.v1.TokenRequest' });
   });
 });

@@ -3,6 +3,7 @@ import { localObjectReferenceSchema, objectReferenceSchema, typeAndMeta } from '
 import { s } from '../schema.js';
 import { ageColumn, nameColumn } from '../printing.js';
 import { validateObjectMeta, validateObjectMetaUpdate } from '../validation/names.js';
+import { serviceAccountToken } from '../authentication/token-request.js';
 
 export const serviceAccountKind: KindDeclaration = {
   group: '', version: 'v1', kind: 'ServiceAccount', listKind: 'ServiceAccountList',
@@ -22,6 +23,7 @@ export const serviceAccountKind: KindDeclaration = {
     { name: 'Secrets', type: 'string', description: 'Secrets is a list of the secrets in the same namespace that pods running using this ServiceAccount are allowed to use.', cell: (o) => ((o.secrets as unknown[] | undefined) ?? []).length },
     ageColumn,
   ],
+  subresourceCreate: { token: serviceAccountToken },
   returnDeletedObject: true,
   allowCreateOnUpdate: false,
   fieldLabels: {},

@@ -111,6 +111,15 @@ export class Catalog {
 
   /** A root: its description is the type's. */
   add(schema: StructSchema, pkg: string, extra: Omit<Partial<Definition>, 'schema'> = {}): void {
+    // one schema served under two group names (an alias) is one definition with both kinds
+    const known = this.names.get(schema);
+    if (known) {
+      const definition = this.definitions.get(known) as Definition;
+      for (const gvk of extra.gvks ?? []) {
+        if (!definition.gvks.some((g) => g.group === gvk.group && g.version === gvk.version && g.kind === gvk.kind)) definition.gvks.push(gvk);
+      }
+      return;
+    }
     this.define(schema, pkg, { description: schema.description, ...extra });
   }
 
@@ -163,6 +172,12 @@ export function catalogOf(registry: ApiRegistry): Catalog {
   }
   for (const k of registry.kinds) {
     catalog.add(k.schema, kindPackage(k), { gvks: [{ group: k.group, kind: k.kind, version: k.version }] });
+    for (const sub of Object.values(k.subresourceCreate ?? {})) {
+      const body = sub.kinds[0];
+      catalog.add(body.schema, kindPackage(body), { gvks: [{ group: body.group, kind: body.kind, version: body.version }] });
+    }
+    // a kind that is never stored is never listed
+    if (k.virtualCreate) continue;
     catalog.add(listSchemaOf(k.schema), kindPackage(k), {
       gvks: [{ group: k.group, kind: k.listKind, version: k.version }],
       description: `${k.listKind} is a list of ${k.kind} objects.`,

@@ -119,7 +119,7 @@ const actions: Readonly<Record<ActionName, Action>> = {
 };
 
 /** The operations subresource storage serves, by the verbs discovery lists for it. */
-const subresourceActions: Readonly<Record<string, ActionName>> = { get: 'get', update: 'update', patch: 'patch' };
+const subresourceActions: Readonly<Record<string, ActionName>> = { get: 'get', update: 'update', patch: 'patch', create: 'create' };
 
 function subresourceAction(verb: string): ActionName {
   const action = subresourceActions[verb];
@@ -191,7 +191,8 @@ function kindPaths(k: KindDeclaration, catalog: Catalog, subresourceVerbs: Reado
   const kindRef = catalog.nameOf(k.schema);
   const refs: Readonly<Record<Returns, string>> = {
     object: kindRef,
-    list: catalog.nameOf(listSchemaOf(k.schema)),
+    // a kind that is never stored has no list operations, and no list type
+    list: k.virtualCreate ? kindRef : catalog.nameOf(listSchemaOf(k.schema)),
     deleted: k.returnDeletedObject ? kindRef : catalog.nameOf(statusSchema),
     status: catalog.nameOf(statusSchema),
     watchEvent: catalog.nameOf(watchEventSchema),
@@ -202,16 +203,20 @@ function kindPaths(k: KindDeclaration, catalog: Catalog, subresourceVerbs: Reado
     const a = actions[name];
     const scope = k.namespaced && !allNamespaces ? 'Namespaced' : '';
     const sub = subresource ? subresource[0].toUpperCase() + subresource.slice(1) : '';
+    // a create on a subresource takes and answers its own kind (a ServiceAccount's TokenRequest)
+    const created = subresource ? k.subresourceCreate?.[subresource]?.kinds[0] : undefined;
+    const objectRef = created ? catalog.nameOf(created.schema) : undefined;
+    const gvk = created ?? k;
     return {
       method: a.method,
       id: `${a.word}${gv}${a.infix ?? ''}${scope}${k.kind}${sub}${a.suffix ?? ''}${allNamespaces ? 'ForAllNamespaces' : ''}`,
       description: a.describe(k, subresource),
       tag,
-      action: { name: a.action, gvk: { group: k.group, kind: k.kind, version: k.version } },
+      action: { name: a.action, gvk: { group: gvk.group, kind: gvk.kind, version: gvk.version } },
       // every route takes its path parameters and `pretty`; pathItem hoists what all share
       params: [...pathParams(path, k.kind), p.pretty, ...a.params],
-      body: a.body && { ref: bodies[a.body], patch: a.body === 'patch', required: a.body !== 'deleteOptions' },
-      responses: a.codes.map((code) => ({ code, ref: refs[a.returns] })),
+      body: a.body && { ref: a.body === 'object' && objectRef ? objectRef : bodies[a.body], patch: a.body === 'patch', required: a.body !== 'deleteOptions' },
+      responses: a.codes.map((code) => ({ code, ref: a.returns === 'object' && objectRef ? objectRef : refs[a.returns] })),
       streams: a.returns === 'list' || a.returns === 'watchEvent',
     };
   };

@@ -24,6 +24,8 @@ function withApiVersion(obj: KObject, apiVersion: string): KObject {
 /** `kind` served under `group` as well, over the same stored objects. */
 export function aliasOf(kind: KindDeclaration, group: string): KindDeclaration {
   if (kind.storage) throw new Error(`${kind.resource}: an alias is made of the storage declaration, not of a view`);
+  // a kind served without storage (a review) answers in the group it was asked in: nothing to convert
+  if (kind.virtualCreate) return { ...kind, group };
   const storedApiVersion = apiVersionOf(kind);
   const aliasApiVersion = apiVersionOf({ group, version: kind.version });
   return {

@@ -1,4 +1,6 @@
 /** The kinds this server serves from the start, each declared once under src/api/<group>/. */
+import { selfSubjectReviewKind } from '../authentication/self-subject-review.js';
+import { tokenReviewKind } from '../authentication/token-review.js';
 import { leaseKind } from '../coordination/lease.js';
 import { configMapKind } from '../core/config-map.js';
 import { coreEventKind } from '../core/event.js';
@@ -14,4 +16,5 @@ import type { KindDeclaration } from '../kind.js';
  */
 export const builtinKinds: readonly KindDeclaration[] = [
   namespaceKind, serviceAccountKind, secretKind, configMapKind, coreEventKind, eventKind, leaseKind,
+  tokenReviewKind, selfSubjectReviewKind,
 ];

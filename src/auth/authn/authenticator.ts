@@ -1,25 +1,42 @@
 /**
  * Who is asking: one interface every authentication method implements, and the ordered union the
- * pipeline's authentication filter calls (k8s.io/apiserver's union authenticator).
+ * pipeline's authentication filter calls (k8s.io/apiserver's union authenticator, the group adder
+ * and the fail-on-error union in front of the anonymous authenticator).
  */
 import type { IncomingHttpHeaders } from 'node:http';
 import type { TLSSocket } from 'node:tls';
-import { errors, StatusError } from '../../status/status-error.js';
-import { anonymousUser, authenticatedGroup, unauthenticatedGroup, type UserInfo } from '../user.js';
+import { errors } from '../../status/status-error.js';
+import { authenticatedGroup, unauthenticatedGroup, type UserInfo } from '../user.js';
 
 export interface AuthenticationRequest {
   /** the TLS connection (its verified client certificate); undefined for in-process requests */
   socket: TLSSocket | undefined;
   headers: IncomingHttpHeaders;
+  /** the headers as received, name and value alternating, repeated headers kept apart */
+  rawHeaders?: readonly string[];
   path: string;
 }
 
 /**
- * `undefined`: this method does not recognise the credential (the next one is asked);
- * a StatusError: the credential is this method's and is invalid (401, no other method is asked
- * to turn it into another user).
+ * A credential a method recognised and refuses. The reason is logged and shown in TokenReview
+ * status: it names claims, objects and certificates, never a token, a key or a claim's value.
  */
-export type AuthenticationResult = { user: UserInfo } | StatusError | undefined;
+export class AuthenticationFailure {
+  constructor(readonly reason: string) {}
+}
+
+/** Failures of several methods in one, as Kubernetes aggregates errors: `[a, b]`. */
+export function aggregate(failures: readonly AuthenticationFailure[]): AuthenticationFailure | undefined {
+  if (failures.length === 0) return undefined;
+  if (failures.length === 1) return failures[0];
+  return new AuthenticationFailure(`[${failures.map((f) => f.reason).join(', ')}]`);
+}
+
+/**
+ * `undefined`: this method does not recognise the credential (the next one is asked);
+ * an AuthenticationFailure: the credential is this method's and is invalid.
+ */
+export type AuthenticationResult = { user: UserInfo } | AuthenticationFailure | undefined;
 
 export interface Authenticator {
   /** the method's name, for logs and metrics */
@@ -28,28 +45,35 @@ export interface Authenticator {
 }
 
 export interface UnionOptions {
-  /** requests no method recognised (and none refused) become system:anonymous */
-  anonymous: boolean;
+  /** asked last, when no method recognised the request and none refused it */
+  anonymous?: Authenticator;
+  /** told why a request was refused (for the log) */
+  onFailure?(failure: AuthenticationFailure, request: AuthenticationRequest): void;
 }
 
 /**
- * The methods in order: the first that recognises the credential decides. An error from any
- * method is final, as kube-apiserver's fail-on-error union in front of the anonymous
- * authenticator makes it; every recognised user gains system:authenticated.
+ * The methods in order: the first that recognises the credential decides, a refusal by one does
+ * not stop the others (a client certificate may be good where a proxy's headers are not). When
+ * none accepts, any refusal is final: a bad credential is never anonymous. Every recognised user
+ * gains system:authenticated.
  */
 export class UnionAuthenticator {
-  constructor(private readonly methods: readonly Authenticator[], private readonly options: UnionOptions) {}
+  constructor(private readonly methods: readonly Authenticator[], private readonly options: UnionOptions = {}) {}
 
   async authenticate(request: AuthenticationRequest): Promise<UserInfo> {
-    let failure: StatusError | undefined;
+    const failures: AuthenticationFailure[] = [];
     for (const method of this.methods) {
       const result = await method.authenticate(request);
       if (result === undefined) continue;
-      if (result instanceof StatusError) { failure ??= result; continue; }
+      if (result instanceof AuthenticationFailure) { failures.push(result); continue; }
       return withAuthenticatedGroup(result.user);
     }
-    if (failure) throw failure;
-    if (this.options.anonymous) return anonymousUser;
+    const failure = aggregate(failures);
+    if (!failure) {
+      const anonymous = await this.options.anonymous?.authenticate(request);
+      if (anonymous && !(anonymous instanceof AuthenticationFailure)) return anonymous.user;
+    }
+    if (failure) this.options.onFailure?.(failure, request);
     throw errors.unauthorized();
   }
 }

@@ -1,35 +1,35 @@
 /**
- * The `Authorization: Bearer <token>` header, handed to the token methods in order (static token
- * file, service-account tokens, OIDC, webhook as they are configured). A bearer token none of
- * them accepts is invalid (401), never anonymous.
+ * The `Authorization: Bearer <token>` header (k8s.io/apiserver's bearertoken authenticator),
+ * handed to the token methods for the API's audiences. A bearer token none of them accepts is
+ * invalid (401), never anonymous.
  */
-import { errors } from '../../status/status-error.js';
-import type { UserInfo } from '../user.js';
-import type { AuthenticationRequest, AuthenticationResult, Authenticator } from './authenticator.js';
+import { AuthenticationFailure, type AuthenticationRequest, type AuthenticationResult, type Authenticator } from './authenticator.js';
+import { BearerToken, type TokenAuthenticator } from './token.js';
 
-/** One way of turning a token into a user: undefined when the token is not of its kind. */
-export interface TokenAuthenticator {
-  readonly name: string;
-  authenticateToken(token: string): UserInfo | undefined | Promise<UserInfo | undefined>;
+const invalidToken = new AuthenticationFailure('invalid bearer token');
+
+/**
+ * The token of an Authorization header, split as Kubernetes splits it: at most three
+ * space-separated parts, the scheme case-insensitive, the second part the token; an empty token
+ * (two spaces) is no token at all.
+ */
+export function bearerToken(header: string | undefined): string | undefined {
+  const auth = header?.trim();
+  if (!auth) return undefined;
+  const parts = auth.split(' ', 3);
+  if (parts.length < 2 || parts[0].toLowerCase() !== 'bearer') return undefined;
+  return parts[1] === '' ? undefined : parts[1];
 }
-
-const bearer = /^bearer\s+(\S+)\s*$/i;
 
 export class BearerTokenAuthenticator implements Authenticator {
   readonly name = 'bearer-token';
 
-  constructor(private readonly tokens: readonly TokenAuthenticator[]) {}
+  constructor(private readonly tokens: TokenAuthenticator, private readonly apiAudiences: readonly string[]) {}
 
   async authenticate({ headers }: AuthenticationRequest): Promise<AuthenticationResult> {
-    const header = headers.authorization;
-    if (header === undefined || !/^bearer\s/i.test(header)) return undefined;
-    const token = bearer.exec(header)?.[1];
-    if (token) {
-      for (const method of this.tokens) {
-        const user = await method.authenticateToken(token);
-        if (user) return { user };
-      }
-    }
-    return errors.unauthorized();
+    const token = bearerToken(headers.authorization);
+    if (token === undefined) return undefined;
+    const result = await this.tokens.authenticateToken(new BearerToken(token), this.apiAudiences);
+    return result ?? invalidToken;
   }
 }

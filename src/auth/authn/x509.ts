@@ -4,17 +4,19 @@
  * never turned into an anonymous request. Decided once per connection, not per request.
  */
 import type { TLSSocket } from 'node:tls';
-import { errors, type StatusError } from '../../status/status-error.js';
-import type { AuthenticationRequest, AuthenticationResult, Authenticator } from './authenticator.js';
+import type { UserInfo } from '../user.js';
+import { AuthenticationFailure, type AuthenticationRequest, type AuthenticationResult, type Authenticator } from './authenticator.js';
 
 function asArray(v: string | string[] | undefined): string[] {
   if (v === undefined) return [];
   return Array.isArray(v) ? v : [v];
 }
 
+type Verdict = { user: UserInfo } | AuthenticationFailure | null;
+
 export class X509Authenticator implements Authenticator {
   readonly name = 'x509';
-  private readonly byConnection = new WeakMap<TLSSocket, { user: { name: string; groups: string[] } } | StatusError | null>();
+  private readonly byConnection = new WeakMap<TLSSocket, Verdict>();
 
   authenticate({ socket }: AuthenticationRequest): AuthenticationResult {
     if (!socket) return undefined;
@@ -26,11 +28,14 @@ export class X509Authenticator implements Authenticator {
     return result ?? undefined;
   }
 
-  private verify(socket: TLSSocket): { user: { name: string; groups: string[] } } | StatusError | null {
+  private verify(socket: TLSSocket): Verdict {
     const cert = socket.getPeerCertificate?.();
     if (!cert || Object.keys(cert).length === 0) return null;
-    if (!socket.authorized) return errors.unauthorized();
+    if (!socket.authorized) {
+      return new AuthenticationFailure(`verifying certificate SN=${BigInt(`0x${cert.serialNumber}`)} failed: ${String(socket.authorizationError)}`);
+    }
+    // a certificate without a CommonName names nobody: not this method's
     const cn = asArray(cert.subject?.CN)[0];
-    return cn ? { user: { name: cn, groups: asArray(cert.subject?.O) } } : errors.unauthorized();
+    return cn ? { user: { name: cn, groups: asArray(cert.subject?.O) } } : null;
   }
 }

@@ -8,7 +8,7 @@ import type { Filter } from '../filter.js';
 
 export function authenticationFilter(authenticator: UnionAuthenticator): Filter {
   return async (ctx, next) => {
-    ctx.user = await authenticator.authenticate({ socket: ctx.socket, headers: ctx.req.headers, path: ctx.path });
+    ctx.user = await authenticator.authenticate({ socket: ctx.socket, headers: ctx.req.headers, rawHeaders: ctx.req.rawHeaders, path: ctx.path });
     delete ctx.req.headers.authorization;
     await next();
   };

@@ -2,48 +2,69 @@
  * Impersonation (`Impersonate-User`, `-Group`, `-Uid`, `-Extra-<key>`): each requested attribute
  * is authorized as the `impersonate` verb on users / serviceaccounts / groups / uids /
  * userextras through the authorization chain, then the request continues as the impersonated
- * user (k8s.io/apiserver's WithImpersonation).
+ * user (k8s.io/apiserver's WithImpersonation, 1.32).
  */
 import type { Attributes, Authorizer } from '../../auth/authz/authorizer.js';
 import { forbidden } from '../../auth/authz/forbidden.js';
 import { anonymousUserName, authenticatedGroup, unauthenticatedGroup, type UserInfo } from '../../auth/user.js';
-import { errors } from '../../status/status-error.js';
+import { StatusError } from '../../status/status-error.js';
 import type { Filter } from '../filter.js';
 
 const extraPrefix = 'impersonate-extra-';
 const authenticationGroup = 'authentication.k8s.io';
 const serviceAccountUser = /^system:serviceaccount:([^:]+):([^:]+)$/;
 
-function headerValues(v: string | string[] | undefined): string[] {
-  if (v === undefined) return [];
-  return Array.isArray(v) ? v : v.split(',').map((x) => x.trim()).filter((x) => x !== '');
-}
-
 interface Impersonation { user?: string; uid?: string; groups: string[]; extra: Record<string, string[]> }
 
+/** Every value of every header, in order, repeated headers kept apart (Go's http.Header). */
+function headerValues(rawHeaders: readonly string[]): Map<string, string[]> {
+  const out = new Map<string, string[]>();
+  for (let i = 0; i + 1 < rawHeaders.length; i += 2) {
+    const name = rawHeaders[i].toLowerCase();
+    if (!name.startsWith('impersonate-')) continue;
+    out.set(name, [...(out.get(name) ?? []), rawHeaders[i + 1]]);
+  }
+  return out;
+}
+
+/** Go's url.PathUnescape of an extra key; a malformed escape keeps the key as sent. */
+function unescapeExtraKey(encoded: string): string {
+  try { return decodeURIComponent(encoded); } catch { return encoded; }
+}
+
+/** Go's %v of the ObjectReferences Kubernetes builds for the request, for its error message. */
+function describe(asked: Impersonation): string {
+  const ref = (kind: string, name: string, apiVersion = '', fieldPath = '') => `{${kind}  ${name}  ${apiVersion}  ${fieldPath}}`;
+  const refs = [
+    ...asked.groups.map((g) => ref('Group', g)),
+    ...Object.entries(asked.extra).flatMap(([key, values]) => values.map((v) => ref('UserExtra', v, `${authenticationGroup}/v1`, key))),
+    ...(asked.uid !== undefined ? [ref('UID', asked.uid, `${authenticationGroup}/v1`)] : []),
+  ];
+  return `[${refs.join(' ')}]`;
+}
+
 /** The impersonation the headers ask for; undefined when they ask for none. */
-function requested(headers: Record<string, string | string[] | undefined>): Impersonation | undefined {
-  const user = headers['impersonate-user'];
-  const uid = headers['impersonate-uid'];
+function requested(rawHeaders: readonly string[], uri: string): Impersonation | undefined {
+  const headers = headerValues(rawHeaders);
+  // Go's Header.Get: the first value; an empty one asks for nothing
+  const first = (name: string) => headers.get(name)?.[0] || undefined;
   const asked: Impersonation = {
-    user: typeof user === 'string' ? user : user?.[0],
-    uid: typeof uid === 'string' ? uid : uid?.[0],
-    // several Impersonate-Group headers arrive as an array (Node keeps repeated unknown headers joined by ', ')
-    groups: headerValues(headers['impersonate-group']),
+    user: first('impersonate-user'),
+    uid: first('impersonate-uid'),
+    groups: headers.get('impersonate-group') ?? [],
     extra: Object.create(null) as Record<string, string[]>,
   };
-  for (const [name, value] of Object.entries(headers)) {
+  for (const [name, values] of headers) {
     if (!name.startsWith(extraPrefix)) continue;
-    let key: string;
-    try { key = decodeURIComponent(name.slice(extraPrefix.length)).toLowerCase(); } catch {
-      throw errors.badRequest(`malformed extra key for impersonation request: ${JSON.stringify(name.slice(extraPrefix.length))}`);
-    }
-    asked.extra[key] = [...(asked.extra[key] ?? []), ...headerValues(value)];
+    // lower-cased, then unescaped, as Kubernetes reads the key
+    const key = unescapeExtraKey(name.slice(extraPrefix.length));
+    asked.extra[key] = [...(asked.extra[key] ?? []), ...values];
   }
   const any = asked.user !== undefined || asked.uid !== undefined || asked.groups.length > 0 || Object.keys(asked.extra).length > 0;
   if (!any) return undefined;
   if (asked.user === undefined) {
-    throw errors.badRequest('requested impersonation of groups, extra or uid without impersonating a user');
+    // kube-apiserver answers this with an internal error naming the request
+    throw new StatusError(500, 'InternalError', `Internal Server Error: ${JSON.stringify(uri)}: requested ${describe(asked)} without impersonating a user`);
   }
   return asked;
 }
@@ -57,7 +78,7 @@ function attributes(actor: UserInfo, resource: string, name: string, extra?: { n
 
 export function impersonationFilter(authorizer: Authorizer): Filter {
   return async (ctx, next) => {
-    const asked = requested(ctx.req.headers);
+    const asked = requested(ctx.req.rawHeaders, ctx.req.url ?? ctx.path);
     if (!asked) { await next(); return; }
     const actor = ctx.user as UserInfo;
     const checks: Attributes[] = [];
@@ -66,6 +87,7 @@ export function impersonationFilter(authorizer: Authorizer): Filter {
     const sa = serviceAccountUser.exec(name);
     if (sa) {
       checks.push(attributes(actor, 'serviceaccounts', sa[2], { namespace: sa[1] }));
+      // a service account's groups are known: they stand unless groups are asked for
       if (groups.length === 0) groups = ['system:serviceaccounts', `system:serviceaccounts:${sa[1]}`];
     } else {
       checks.push(attributes(actor, 'users', name));
@@ -79,8 +101,12 @@ export function impersonationFilter(authorizer: Authorizer): Filter {
       const d = await authorizer.authorize(check);
       if (d.decision !== 'Allow') throw forbidden(check, d.reason);
     }
-    const implicit = name === anonymousUserName ? unauthenticatedGroup : authenticatedGroup;
-    if (!groups.includes(authenticatedGroup) && !groups.includes(unauthenticatedGroup)) groups.push(implicit);
+    // system:authenticated unless either implicit group is asked for; the anonymous user is always unauthenticated
+    if (name === anonymousUserName) {
+      if (!groups.includes(unauthenticatedGroup)) groups.push(unauthenticatedGroup);
+    } else if (!groups.includes(authenticatedGroup) && !groups.includes(unauthenticatedGroup)) {
+      groups.push(authenticatedGroup);
+    }
     const user: UserInfo = { name, groups };
     if (asked.uid !== undefined) user.uid = asked.uid;
     if (Object.keys(asked.extra).length > 0) user.extra = asked.extra;

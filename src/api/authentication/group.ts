@@ -1,0 +1,14 @@
+/**
+ * The authentication API group: `authentication.orch.io`, and Kubernetes' name for it, which
+ * unchanged clients hard-code (`kubectl auth whoami`, `kubectl create token`).
+ */
+
+import type { KindDeclaration } from '../kind.js';
+
+export const authenticationGroup = 'authentication.orch.io';
+export const kubernetesAuthenticationGroup = 'authentication.k8s.io';
+
+/** The same declaration under Kubernetes' group name (a body a client may send under it: a TokenRequest). */
+export function underKubernetesName(kind: KindDeclaration): KindDeclaration {
+  return { ...kind, group: kubernetesAuthenticationGroup };
+}
