@@ -11,6 +11,7 @@ import { secretKind } from '../../src/api/core/secret.js';
 import {
   openApiHash, openApiV2, openApiV3Document, openApiV3GroupVersion, openApiV3Index,
 } from '../../src/api/openapi/documents.js';
+import { withKubernetesAliases } from '../../src/api/registry/alias.js';
 import { ApiRegistry } from '../../src/api/registry/api-registry.js';
 import { builtinKinds } from '../../src/api/registry/builtin.js';
 
@@ -130,6 +131,12 @@ describe('definitions (v2)', () => {
       'io.orch.api.coordination.v1.LeaseSpec': undefined,
       'io.orch.api.events.v1.Event': ['eventTime'], 'io.orch.api.events.v1.EventList': ['items'],
       'io.orch.api.events.v1.EventSeries': ['count', 'lastObservedTime'],
+      'io.orch.api.authentication.v1.BoundObjectReference': undefined,
+      'io.orch.api.authentication.v1.SelfSubjectReview': undefined, 'io.orch.api.authentication.v1.SelfSubjectReviewStatus': undefined,
+      'io.orch.api.authentication.v1.TokenRequest': ['spec'], 'io.orch.api.authentication.v1.TokenRequestSpec': ['audiences'],
+      'io.orch.api.authentication.v1.TokenRequestStatus': ['token', 'expirationTimestamp'],
+      'io.orch.api.authentication.v1.TokenReview': ['spec'], 'io.orch.api.authentication.v1.TokenReviewSpec': undefined,
+      'io.orch.api.authentication.v1.TokenReviewStatus': undefined, 'io.orch.api.authentication.v1.UserInfo': undefined,
       [`${meta}.ObjectMeta`]: undefined, [`${meta}.ListMeta`]: undefined, [`${meta}.ManagedFieldsEntry`]: undefined,
       [`${meta}.OwnerReference`]: ['apiVersion', 'kind', 'name', 'uid'],
       [`${meta}.Status`]: undefined, [`${meta}.StatusDetails`]: undefined, [`${meta}.StatusCause`]: undefined,
@@ -424,6 +431,11 @@ describe('creates that store nothing', () => {
     assert.deepEqual(create['x-kubernetes-group-version-kind'], { group: 'authentication.orch.io', kind: 'TokenReview', version: 'v1' });
     assert.ok(!v2.definitions['io.orch.api.authentication.v1.TokenReviewList']);
     assert.deepEqual(ext(v2.definitions['io.orch.api.authentication.v1.TokenReview'], 'group-version-kind'), [
+      { group: 'authentication.orch.io', kind: 'TokenReview', version: 'v1' },
+    ]);
+    // with Kubernetes' group name served beside ours, one definition names both kinds
+    const aliased: Doc = openApiV2(new ApiRegistry(withKubernetesAliases(builtinKinds)));
+    assert.deepEqual(ext(aliased.definitions['io.orch.api.authentication.v1.TokenReview'], 'group-version-kind'), [
       { group: 'authentication.orch.io', kind: 'TokenReview', version: 'v1' }, { group: 'authentication.k8s.io', kind: 'TokenReview', version: 'v1' },
     ]);
   });

@@ -126,3 +126,7 @@ export const serviceAccountToken: SubresourceCreate = {
     };
   },
 };
+// the fields Go serializes without omitempty, which Kubernetes' OpenAPI lists as required
+tokenRequestKind.schema.required = ['spec'];
+tokenRequestSpecSchema.required = ['audiences'];
+tokenRequestStatusSchema.required = ['token', 'expirationTimestamp'];

@@ -74,3 +74,5 @@ export const tokenReviewKind: KindDeclaration = {
   },
 };
 tokenReviewKind.schema.proto = { metadata: 1, spec: 2, status: 3 };
+// Go serializes spec without omitempty: Kubernetes' OpenAPI lists it as required
+tokenReviewKind.schema.required = ['spec'];
