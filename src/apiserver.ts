@@ -20,6 +20,7 @@ import { HealthEndpoint, type HealthCheck } from './http/health.js';
 import { NonResourceHandler } from './http/non-resource.js';
 import { ResourceHandler } from './http/resource-handler.js';
 import { FrontDoor } from './http/server.js';
+import { OutputBudget } from './http/output-budget.js';
 import { ObjectStore } from './registry/object-store.js';
 import { SnapshotCache } from './store/snapshot-cache.js';
 import { WriterClient } from './store/writer-client.js';
@@ -93,7 +94,14 @@ export async function startApiServer(config: ServerConfig, log: Logger): Promise
   const store = (k: KindDeclaration) => stores.get(k) as ObjectStore;
 
   const encoders = new EncoderPool(new URL('../workers/encoder.js', import.meta.url), 2);
-  const hub = new WatchHub(readModel, new ChangeLog(readModel.revision, config.watchHistoryMs), encoders, { maxBufferedBytes: watchBufferBytes, bookmarkIntervalMs });
+  const output = new OutputBudget({
+    perConnection: config.maxUnsentBytesPerConnection,
+    total: config.maxUnsentBytes,
+    onCut: ({ reason, unsentBytes }) => log.warn({ reason, unsentBytes }, 'cut a response whose client is not reading'),
+  });
+  // a watch stream is bounded by its connection's budget when that is the smaller
+  const maxWatchBacklog = config.maxUnsentBytesPerConnection > 0 ? Math.min(watchBufferBytes, config.maxUnsentBytesPerConnection) : watchBufferBytes;
+  const hub = new WatchHub(readModel, new ChangeLog(readModel.revision, config.watchHistoryMs), encoders, { maxBufferedBytes: maxWatchBacklog, bookmarkIntervalMs });
   const shutdownListeners = new Set<() => void>();
 
   const storageCheck: HealthCheck = { name: 'etcd', check: () => (writer.health.ok ? undefined : writer.health.message ?? 'storage unavailable') };
@@ -129,6 +137,8 @@ export async function startApiServer(config: ServerConfig, log: Logger): Promise
       offered: offeredEncodings((gate) => config.featureGates.enabled(gate)),
       // kube-apiserver's threshold: smaller bodies are not worth the CPU
       compressFrom: config.featureGates.enabled('APIResponseCompression') ? 128 * 1024 : undefined,
+      output,
+      requestTimeoutMs: config.requestTimeoutMs,
     },
     requestTimeoutMs: config.requestTimeoutMs,
     maxRequestsInflight: config.maxRequestsInflight,
@@ -143,6 +153,7 @@ export async function startApiServer(config: ServerConfig, log: Logger): Promise
       watchListEnabled: config.featureGates.enabled('WatchList'),
       maxRequestBodyBytes: config.maxRequestBodyBytes,
       onShutdown: (listener) => { shutdownListeners.add(listener); return () => shutdownListeners.delete(listener); },
+      output,
     }),
     nonResource: new NonResourceHandler(kinds, [
       new HealthEndpoint('healthz', healthz, onHealthFailure),

@@ -66,7 +66,7 @@ export class ResourceHandler {
     if (info.verb !== 'watch') throw errors.badRequest('only watch requests can be served over a WebSocket');
     if (kind.namespaced && info.name && !info.namespace) throw errors.pathNotFound();
     const plan = planWatch(query, info, kind, this.deps.stores.get(kind) as ObjectStore, this.deps, 'json');
-    return (ws) => runWatch(plan, webSocketTransport(ws), this.deps);
+    return (ws) => runWatch(plan, webSocketTransport(ws, this.deps.output), this.deps);
   }
 
   private writeContext(ex: Exchange, manager: string | undefined, dryRun: boolean): WriteContext {

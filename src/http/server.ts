@@ -117,7 +117,8 @@ export class FrontDoor {
       if (!ex.sent) ex.sendError(err);
       else if (!res.writableEnded) res.end();
     } finally {
-      release?.();
+      // the seat is held until the body is on the socket (or the stream is gone), not until the handler returns
+      if (release) void ex.handedOff().then(release);
       const latencyMs = Number(process.hrtime.bigint() - started) / 1e6;
       this.deps.log.info({
         verb, uri: req.url, status: res.statusCode, latencyMs: Math.round(latencyMs * 1000) / 1000,

@@ -16,9 +16,12 @@ import { encodeEnvelope, encodeWatchFrame } from '../codec/protobuf.js';
 import { encodeCbor } from '../codec/cbor.js';
 import { s, type StructSchema } from '../api/schema.js';
 import { statusSchema } from '../api/meta.js';
-import { inlineFrame, jsonFrame, leftSelectorObject, type Frame, type WatchEncoding, type WatchHub, type WatchSink, type WatchSpec } from '../watch/watch-hub.js';
+import { inlineFrame, jsonFrame, leftSelectorObject, type Frame, type WatchEncoding, type WatchHub, type WatchSpec } from '../watch/watch-hub.js';
 import { tableOf, type TableRequest } from '../codec/table.js';
 import type { Exchange } from './exchange.js';
+import type { OutputBudget } from './output-budget.js';
+import { room, writeSizes } from './body-writer.js';
+import { CatchUpGate, type PacedSink } from './catch-up-gate.js';
 import { parseWatchQuery, type WatchQuery } from './query.js';
 import type { RequestInfo } from './request-info.js';
 
@@ -29,12 +32,14 @@ export interface WatchDeps {
   watchListEnabled: boolean;
   /** registers a listener called when the server shuts down; returns its removal */
   onShutdown(listener: () => void): () => void;
+  /** the unsent-byte budgets WebSocket watches are written under (HTTP watches use their exchange's) */
+  output: OutputBudget;
 }
 
 /** Where a watch's frames go, and how the client's departure is noticed. */
 export interface WatchTransport {
   /** starts the stream (for HTTP: status 200 and headers) */
-  open(): WatchSink;
+  open(): PacedSink;
   onClientGone(listener: () => void): void;
 }
 
@@ -144,8 +149,9 @@ export async function runWatch(plan: WatchPlan, transport: WatchTransport, deps:
     return;
   }
   const startRevision = rm.revision;
-  const watcher = deps.hub.add({ ...plan.spec, startRevision }, sink);
-  if (frames.length) sink.write(frames);
+  const gate = new CatchUpGate(sink);
+  const watcher = deps.hub.add({ ...plan.spec, startRevision }, gate);
+  void gate.catchUp(frames);
   if (plan.query.sendInitialEvents && plan.query.allowWatchBookmarks) watcher.sendBookmark(startRevision, true);
   const hub = deps.hub;
 
@@ -169,7 +175,14 @@ export async function runWatch(plan: WatchPlan, transport: WatchTransport, deps:
   });
 }
 
-/** The chunked-HTTP transport (HTTP/1.1 chunked encoding, HTTP/2 data frames). */
+/** The bytes of a batch, as the output budget counts them. */
+function batchBytes(frames: readonly Frame[]): number {
+  let bytes = 0;
+  for (const f of frames) bytes += f.length;
+  return bytes;
+}
+
+/** The chunked-HTTP transport (HTTP/1.1 chunked encoding, HTTP/2 data frames), written under the output budget. */
 export function httpTransport(ex: Exchange, contentType: string): WatchTransport {
   // both compatibility responses write alike; HTTP/2 buffers in its stream
   const res = ex.res as ServerResponse;
@@ -178,17 +191,26 @@ export function httpTransport(ex: Exchange, contentType: string): WatchTransport
     open() {
       res.writeHead(200, { 'content-type': contentType, 'cache-control': 'no-cache, private' });
       if (!stream) res.flushHeaders();
+      const outlet = ex.outlet;
+      const sizes = writeSizes(ex.options.output.options.perConnection);
       return {
+        room: () => room(outlet, sizes),
+        batchBytes: sizes.chunk,
         write: (frames) => {
-          if (frames.length === 1) { res.write(frames[0]); return; }
-          // one write per batch, without concatenating the shared frames
-          const target = stream ?? res;
-          target.cork();
-          for (const f of frames) res.write(f);
-          process.nextTick(() => target.uncork());
+          outlet.write(batchBytes(frames), (taken) => {
+            const last = frames.length - 1;
+            if (last === 0) { res.write(frames[0], taken); return; }
+            // one write per batch, without concatenating the shared frames
+            const target = stream ?? res;
+            target.cork();
+            for (let i = 0; i < last; i++) res.write(frames[i]);
+            res.write(frames[last], taken);
+            process.nextTick(() => target.uncork());
+          });
         },
-        bufferedBytes: () => (stream ? stream.writableLength : res.writableLength),
-        end: () => { if (!res.writableEnded) res.end(); },
+        bufferedBytes: () => outlet.unsent,
+        end: () => { if (!outlet.closed && !res.writableEnded) res.end(); },
+        abort: () => outlet.cut('watch backlog'),
       };
     },
     onClientGone(listener) {
@@ -199,13 +221,27 @@ export function httpTransport(ex: Exchange, contentType: string): WatchTransport
 }
 
 /** The WebSocket transport: one event per text message, as kube-apiserver frames JSON watches. */
-export function webSocketTransport(ws: WebSocket): WatchTransport {
+export function webSocketTransport(ws: WebSocket, output: OutputBudget): WatchTransport {
   return {
-    open: () => ({
-      write: (frames) => { for (const f of frames) ws.send(f); },
-      bufferedBytes: () => ws.bufferedAmount,
-      end: () => ws.close(1000),
-    }),
+    open: () => {
+      const outlet = output.outlet(ws, () => ws.terminate());
+      ws.once('close', () => outlet.release());
+      const sizes = writeSizes(output.options.perConnection);
+      return {
+        room: () => room(outlet, sizes),
+        batchBytes: sizes.chunk,
+        write: (frames) => {
+          outlet.write(batchBytes(frames), (taken) => {
+            const last = frames.length - 1;
+            for (let i = 0; i < last; i++) ws.send(frames[i]);
+            ws.send(frames[last], taken);
+          });
+        },
+        bufferedBytes: () => outlet.unsent,
+        end: () => ws.close(1000),
+        abort: () => outlet.cut('watch backlog'),
+      };
+    },
     onClientGone(listener) {
       ws.once('close', listener);
       ws.once('error', listener);
