@@ -1,6 +1,8 @@
 /**
  * A load process for bench/slow-clients: opens `watches` watch streams and `lists` list requests,
  * each on a TLS connection of its own, and reads none of them, so the server's writes back up.
+ * Watches start, as an informer's do, from the revision of a list taken just before (one per
+ * batch of 50).
  * Told `read`, it reads them all (counting bytes, never parsing); told `report`, it says how each
  * ended so far: complete, cut by the server (closed mid-response), or still open; told `drop`, it
  * closes every connection and exits.
@@ -8,7 +10,7 @@
 import type { ClientRequest, IncomingMessage } from 'node:http';
 import { request } from 'node:https';
 
-interface Start { url: string; watchPath: string; watches: number; listPath: string; lists: number; ca: string; cert: string; key: string }
+interface Start { url: string; watchCollection: string; watches: number; listPath: string; lists: number; ca: string; cert: string; key: string }
 
 interface Held { kind: 'watch' | 'list'; req: ClientRequest; res: IncomingMessage; bytes: number; ending?: 'complete' | 'cut' }
 
@@ -30,12 +32,29 @@ function open(kind: Held['kind'], path: string): Promise<void> {
   });
 }
 
-async function openAll(kind: Held['kind'], path: string, count: number): Promise<void> {
-  for (let i = 0; i < count; i += 50) await Promise.all(Array.from({ length: Math.min(50, count - i) }, () => open(kind, path)));
+/** The collection's current revision, from a list of one item. */
+function revision(collection: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const req = request(`${start.url}${collection}?limit=1`, { ca: start.ca, cert: start.cert, key: start.key, agent: false }, (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (c: string) => { text += c; });
+      res.on('end', () => resolve((JSON.parse(text) as { metadata: { resourceVersion: string } }).metadata.resourceVersion));
+    });
+    req.on('error', reject);
+    req.end();
+  });
 }
 
-await openAll('watch', start.watchPath, start.watches);
-await openAll('list', start.listPath, start.lists);
+async function openAll(kind: Held['kind'], path: () => Promise<string>, count: number): Promise<void> {
+  for (let i = 0; i < count; i += 50) {
+    const p = await path();
+    await Promise.all(Array.from({ length: Math.min(50, count - i) }, () => open(kind, p)));
+  }
+}
+
+await openAll('watch', async () => `${start.watchCollection}?watch=1&resourceVersion=${await revision(start.watchCollection)}`, start.watches);
+await openAll('list', async () => start.listPath, start.lists);
 process.send?.({ t: 'ready', watches: start.watches, lists: start.lists });
 
 function report() {

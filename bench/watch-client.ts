@@ -3,7 +3,7 @@
  * newlines (no parsing), and parses one event in `sampleEvery` to measure commit-to-receipt
  * latency from the `bench.orch.io/sent` annotation. Reports to its parent over IPC when told, with
  * each stream's own count; `mark` records the event count so far, so the parent can cut the run
- * into windows.
+ * into windows; `count` answers how many events the stream that has the fewest received.
  */
 import { Agent, request } from 'node:https';
 
@@ -61,6 +61,7 @@ process.send?.({ t: 'ready', open });
 process.on('message', (m: { t: string }) => {
   if (m.t === 'reset') { events = 0; perStream.fill(0); bytes = 0; latencies.length = 0; marks.length = 0; return; }
   if (m.t === 'mark') { marks.push(events); return; }
+  if (m.t === 'count') { process.send?.({ t: 'count', events, fewest: perStream.length ? Math.min(...perStream) : 0 }); return; }
   if (m.t === 'report') {
     const cpu = process.cpuUsage(cpuStart);
     agent.destroy();

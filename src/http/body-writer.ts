@@ -36,13 +36,19 @@ export interface BodyTarget {
   deadline: number;
 }
 
+/** Whether the outlet's stream is open with room for another chunk within the window. */
+export function hasRoom(outlet: Outlet, sizes: WriteSizes): boolean {
+  return !outlet.closed && outlet.pending <= Math.max(0, sizes.window - sizes.chunk);
+}
+
 /**
  * Resolves true once the outlet has room for another chunk, false if its stream closes first; at
  * the deadline (if any), the stream is cut.
  */
 export function room(outlet: Outlet, sizes: WriteSizes, deadline = Number.POSITIVE_INFINITY): Promise<boolean> {
   const below = Math.max(0, sizes.window - sizes.chunk);
-  if (outlet.unsent <= below) return Promise.resolve(!outlet.closed);
+  if (outlet.closed) return Promise.resolve(false);
+  if (outlet.pending <= below) return Promise.resolve(true);
   const left = deadline - Date.now();
   if (left <= 0) { outlet.cut('deadline'); return Promise.resolve(false); }
   const timer = Number.isFinite(left) ? setTimeout(() => outlet.cut('deadline'), left) : undefined;

@@ -29,7 +29,10 @@ class ConnectionOutput {
 
 /** The writes of one response stream (an HTTP response, an HTTP/2 stream, a WebSocket). */
 export class Outlet {
+  /** bytes written and not yet taken by the socket, plus those held (below) */
   unsent = 0;
+  /** of those, bytes waiting in user space ahead of the writes */
+  private held = 0;
   /** cut, or its stream closed: nothing more is written or counted */
   closed = false;
   private waiter: { bytes: number; resolve: (open: boolean) => void } | undefined;
@@ -51,10 +54,26 @@ export class Outlet {
     return true;
   }
 
-  /** Resolves true once at most `bytes` are unsent, false if the stream is cut or closed first. */
+  /**
+   * Counts (negative: uncounts) bytes waiting for this stream in user space, ahead of its writes
+   * (a watch's live events queued behind its catch-up): unsent too, though not yet written.
+   */
+  hold(bytes: number): void {
+    if (this.closed) return;
+    this.held += bytes;
+    if (bytes > 0) this.count(bytes);
+    else this.budget.uncount(this, -bytes);
+  }
+
+  /** Bytes written to the stream and not yet taken by its socket. */
+  get pending(): number {
+    return this.unsent - this.held;
+  }
+
+  /** Resolves true once at most `bytes` are pending, false if the stream is cut or closed first. */
   whenBelow(bytes: number): Promise<boolean> {
     if (this.closed) return Promise.resolve(false);
-    if (this.unsent <= bytes) return Promise.resolve(true);
+    if (this.pending <= bytes) return Promise.resolve(true);
     this.waiter?.resolve(false);
     return new Promise((resolve) => { this.waiter = { bytes, resolve }; });
   }
@@ -71,6 +90,7 @@ export class Outlet {
   release(): void {
     if (this.closed) return;
     this.budget.uncount(this, this.unsent);
+    this.held = 0;
     this.closed = true;
     this.waiter?.resolve(false);
     this.waiter = undefined;
@@ -88,7 +108,7 @@ export class Outlet {
     if (this.closed) return;
     this.budget.uncount(this, bytes);
     const w = this.waiter;
-    if (w && this.unsent <= w.bytes) { this.waiter = undefined; w.resolve(true); }
+    if (w && this.pending <= w.bytes) { this.waiter = undefined; w.resolve(true); }
   }
 }
 

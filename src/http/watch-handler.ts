@@ -10,7 +10,7 @@ import { apiVersionOf, type KindDeclaration } from '../api/kind.js';
 import type { KObject } from '../api/meta.js';
 import { FieldSelector } from '../api/selection/field-selector.js';
 import { parseResourceVersion, type ObjectStore } from '../registry/object-store.js';
-import type { ReadModel, StoredObject } from '../store/read-model.js';
+import type { ObjectChange, ReadModel, StoredObject, Table } from '../store/read-model.js';
 import { errors } from '../status/status-error.js';
 import { encodeEnvelope, encodeWatchFrame } from '../codec/protobuf.js';
 import { encodeCbor } from '../codec/cbor.js';
@@ -20,8 +20,8 @@ import { inlineFrame, jsonFrame, leftSelectorObject, type Frame, type WatchEncod
 import { tableOf, type TableRequest } from '../codec/table.js';
 import type { Exchange } from './exchange.js';
 import type { OutputBudget } from './output-budget.js';
-import { room, writeSizes } from './body-writer.js';
-import { CatchUpGate, type PacedSink } from './catch-up-gate.js';
+import { hasRoom, room, writeSizes } from './body-writer.js';
+import { PacedWatch, type PacedSink } from './paced-watch.js';
 import { parseWatchQuery, type WatchQuery } from './query.js';
 import type { RequestInfo } from './request-info.js';
 
@@ -99,20 +99,44 @@ export function planWatch(query: URLSearchParams, info: RequestInfo, kind: KindD
   };
 }
 
-/** The frames that bring a new watcher up to date: synthetic ADDED events, or the changes since a revision. */
-function catchUp(plan: WatchPlan, deps: WatchDeps): { frames: Frame[]; expired?: Frame } {
+type FrameOf = (type: 'ADDED' | 'MODIFIED' | 'DELETED', stored: StoredObject) => Frame;
+
+/** Synthetic ADDED events for the objects of a frozen table in [lo, hi), built one at a time. */
+function* initialFrames(table: Table, lo: string | undefined, hi: string, matches: WatchSpec['matches'], frame: FrameOf): Generator<Frame> {
+  for (const [key, stored] of table.entries(lo)) {
+    if (key >= hi) return;
+    if (matches(stored.object)) yield frame('ADDED', stored);
+  }
+}
+
+/** Replayed changes, by the same selector rules as live ones, built one at a time. */
+function* replayedFrames(changes: readonly ObjectChange[], pathPrefix: string | undefined, matches: WatchSpec['matches'], frame: FrameOf): Generator<Frame> {
+  for (const c of changes) {
+    if (pathPrefix && !c.path.startsWith(pathPrefix)) continue;
+    const now = c.type !== 'DELETED' && matches(c.object.object);
+    const was = c.previous !== undefined && matches(c.previous.object);
+    if (c.type === 'DELETED') { if (was) yield frame('DELETED', c.object); }
+    else if (now) yield frame(was ? 'MODIFIED' : 'ADDED', c.object);
+    else if (was) yield frame('DELETED', leftSelectorObject(c));
+  }
+}
+
+/**
+ * The frames that bring a new watcher up to date: synthetic ADDED events from an O(1) snapshot of
+ * the table, or the changes since a revision. What they cover is fixed now; the frames themselves
+ * are built as the client takes them, so a client that never reads costs a window of them.
+ */
+function catchUp(plan: WatchPlan, deps: WatchDeps): { frames: Iterable<Frame>; expired?: Frame } {
   const rm = deps.readModel;
-  const frames: Frame[] = [];
   const { matches } = plan.spec;
   const spec = { ...plan.spec, startRevision: rm.revision };
-  const frame = (type: 'ADDED' | 'MODIFIED' | 'DELETED', stored: StoredObject): Frame =>
+  const frame: FrameOf = (type, stored) =>
     plan.spec.encoding === 'protobuf' ? deps.hub.catchUpFrame(type, stored, spec) : inlineFrame(plan.spec, type, stored);
   if (plan.initialEvents) {
-    const table = rm.table(plan.kind.resource);
-    const lo = plan.namespace ? `${plan.namespace}/` : table.minKey() ?? '';
+    const { table } = rm.snapshot(plan.kind.resource);
+    const lo = plan.namespace ? `${plan.namespace}/` : undefined;
     const hi = plan.namespace ? `${plan.namespace}0` : '\uffff';
-    table.forRange(lo, hi, false, (_k, v) => { if (matches(v.object)) frames.push(frame('ADDED', v)); });
-    return { frames };
+    return { frames: initialFrames(table, lo, hi, matches, frame) };
   }
   const from = plan.requested ?? rm.revision;
   const changes = deps.hub.changeLog.since(from, plan.kind.resource);
@@ -121,18 +145,9 @@ function catchUp(plan: WatchPlan, deps: WatchDeps): { frames: Frame[]; expired?:
     const expired = plan.spec.encoding === 'protobuf'
       ? encodeWatchFrame('ERROR', encodeEnvelope(status as unknown as Record<string, unknown>, statusSchema, { apiVersion: 'v1', kind: 'Status' }))
       : plan.spec.encoding === 'cbor' ? encodeCbor({ type: 'ERROR', object: status }) : jsonFrame('ERROR', JSON.stringify(status));
-    return { frames, expired };
+    return { frames: [], expired };
   }
-  // replayed changes follow the same selector rules as live ones
-  for (const c of changes) {
-    if (plan.spec.pathPrefix && !c.path.startsWith(plan.spec.pathPrefix)) continue;
-    const now = c.type !== 'DELETED' && matches(c.object.object);
-    const was = c.previous !== undefined && matches(c.previous.object);
-    if (c.type === 'DELETED') { if (was) frames.push(frame('DELETED', c.object)); }
-    else if (now) frames.push(frame(was ? 'MODIFIED' : 'ADDED', c.object));
-    else if (was) frames.push(frame('DELETED', leftSelectorObject(c)));
-  }
-  return { frames };
+  return { frames: replayedFrames(changes, plan.spec.pathPrefix, matches, frame) };
 }
 
 /** Runs a planned watch until its timeout, the client leaving, or shutdown. */
@@ -149,9 +164,9 @@ export async function runWatch(plan: WatchPlan, transport: WatchTransport, deps:
     return;
   }
   const startRevision = rm.revision;
-  const gate = new CatchUpGate(sink);
-  const watcher = deps.hub.add({ ...plan.spec, startRevision }, gate);
-  void gate.catchUp(frames);
+  const paced = new PacedWatch(sink, frames);
+  const watcher = deps.hub.add({ ...plan.spec, startRevision }, paced);
+  paced.start();
   if (plan.query.sendInitialEvents && plan.query.allowWatchBookmarks) watcher.sendBookmark(startRevision, true);
   const hub = deps.hub;
 
@@ -194,8 +209,10 @@ export function httpTransport(ex: Exchange, contentType: string): WatchTransport
       const outlet = ex.outlet;
       const sizes = writeSizes(ex.options.output.options.perConnection);
       return {
+        hasRoom: () => hasRoom(outlet, sizes),
         room: () => room(outlet, sizes),
         batchBytes: sizes.chunk,
+        hold: (bytes) => outlet.hold(bytes),
         write: (frames) => {
           outlet.write(batchBytes(frames), (taken) => {
             const last = frames.length - 1;
@@ -208,7 +225,7 @@ export function httpTransport(ex: Exchange, contentType: string): WatchTransport
             process.nextTick(() => target.uncork());
           });
         },
-        bufferedBytes: () => outlet.unsent,
+        bufferedBytes: () => outlet.pending,
         end: () => { if (!outlet.closed && !res.writableEnded) res.end(); },
         abort: () => outlet.cut('watch backlog'),
       };
@@ -228,8 +245,10 @@ export function webSocketTransport(ws: WebSocket, output: OutputBudget): WatchTr
       ws.once('close', () => outlet.release());
       const sizes = writeSizes(output.options.perConnection);
       return {
+        hasRoom: () => hasRoom(outlet, sizes),
         room: () => room(outlet, sizes),
         batchBytes: sizes.chunk,
+        hold: (bytes) => outlet.hold(bytes),
         write: (frames) => {
           outlet.write(batchBytes(frames), (taken) => {
             const last = frames.length - 1;
@@ -237,7 +256,7 @@ export function webSocketTransport(ws: WebSocket, output: OutputBudget): WatchTr
             ws.send(frames[last], taken);
           });
         },
-        bufferedBytes: () => outlet.unsent,
+        bufferedBytes: () => outlet.pending,
         end: () => ws.close(1000),
         abort: () => outlet.cut('watch backlog'),
       };

@@ -101,6 +101,20 @@ describe('OutputBudget', () => {
     assert.equal(budget.total, 0);
   });
 
+  it('counts bytes held in user space ahead of the writes as unsent, but not as pending in the socket', () => {
+    const { budget } = budgetOf(1000, 0);
+    const a = fakeStream(budget, {});
+    a.send(100);
+    a.outlet.hold(950);
+    assert.deepEqual([a.outlet.unsent, a.outlet.pending, budget.total], [1050, 100, 1050]);
+    assert.equal(a.send(1), false, 'held bytes count against the budget');
+    assert.equal(budget.total, 0);
+    const b = fakeStream(budget, {});
+    b.outlet.hold(500);
+    b.outlet.hold(-500);
+    assert.deepEqual([b.outlet.unsent, budget.total], [0, 0]);
+  });
+
   it('tells a writer when the socket has taken enough, or that the stream was cut', async () => {
     const { budget } = budgetOf(0, 0);
     const a = fakeStream(budget, {});
