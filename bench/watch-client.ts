@@ -16,6 +16,8 @@ let events = 0;
 const perStream: number[] = [];
 let bytes = 0;
 const latencies: number[] = [];
+/** when each latency sample was received (epoch ms), so a run can be cut into phases */
+const sampledAt: number[] = [];
 let open = 0;
 let sample = 0;
 const marks: number[] = [];
@@ -40,7 +42,11 @@ function watch(): Promise<void> {
           if (++sample % start.sampleEvery === 0) {
             const line = tail ? Buffer.concat([tail, chunk.subarray(from, nl)]) : chunk.subarray(from, nl);
             const at = line.indexOf(marker);
-            if (at >= 0) latencies.push(Date.now() - Number(line.subarray(at + marker.length, line.indexOf(34, at + marker.length)).toString()));
+            if (at >= 0) {
+              const now = Date.now();
+              latencies.push(now - Number(line.subarray(at + marker.length, line.indexOf(34, at + marker.length)).toString()));
+              sampledAt.push(now);
+            }
           }
           tail = undefined;
           from = nl + 1;
@@ -59,13 +65,13 @@ for (let i = 0; i < start.count; i += 50) {
 }
 process.send?.({ t: 'ready', open });
 process.on('message', (m: { t: string }) => {
-  if (m.t === 'reset') { events = 0; perStream.fill(0); bytes = 0; latencies.length = 0; marks.length = 0; return; }
+  if (m.t === 'reset') { events = 0; perStream.fill(0); bytes = 0; latencies.length = 0; sampledAt.length = 0; marks.length = 0; return; }
   if (m.t === 'mark') { marks.push(events); return; }
   if (m.t === 'count') { process.send?.({ t: 'count', events, fewest: perStream.length ? Math.min(...perStream) : 0 }); return; }
   if (m.t === 'report') {
     const cpu = process.cpuUsage(cpuStart);
     agent.destroy();
     // exit only once the report is written to the channel: a large report cut short by exit is lost
-    process.send?.({ t: 'report', events, perStream, bytes, latencies, open, marks, cpuMs: (cpu.user + cpu.system) / 1000 }, () => process.exit(0));
+    process.send?.({ t: 'report', events, perStream, bytes, latencies, sampledAt, open, marks, cpuMs: (cpu.user + cpu.system) / 1000 }, () => process.exit(0));
   }
 });

@@ -21,7 +21,7 @@ const phases = ['before', 'connecting', 'stalled', 'reading', 'dropped'] as cons
 const maxWritesInFlight = 64;
 type Phase = (typeof phases)[number];
 
-interface LiveReport { events: number; perStream: number[]; latencies: number[]; open: number; cpuMs: number }
+interface LiveReport { events: number; perStream: number[]; latencies: number[]; sampledAt: number[]; open: number; cpuMs: number }
 interface StalledReport {
   watches: { complete: number; cut: number; open: number; bytes: number };
   lists: { complete: number; cut: number; open: number; bytes: number };
@@ -101,7 +101,12 @@ export const scenario: Scenario = {
           await new Promise((r) => setTimeout(r, Math.min(interval, 5)));
         }
       })();
-      const at = (p: Phase) => { phase = p; ctx.log(`${p} (${round((Date.now() - t0) / 1000, 1)} s, server RSS ${memoryOf(pid).rssMiB} MiB)`); };
+      const startedAt = new Map<Phase, number>();
+      const at = (p: Phase) => {
+        phase = p;
+        startedAt.set(p, Date.now());
+        ctx.log(`${p} (${round((Date.now() - t0) / 1000, 1)} s, server RSS ${memoryOf(pid).rssMiB} MiB)`);
+      };
 
       at('before');
       await new Promise((r) => setTimeout(r, load.before * 1000));
@@ -115,10 +120,16 @@ export const scenario: Scenario = {
       await new Promise((r) => setTimeout(r, load.stall * 1000));
       at('reading');
       stalled.send({ t: 'read' });
-      await new Promise((r) => setTimeout(r, load.after * 1000));
-      const afterReading = nextMessage<StalledReport>(stalled, 'report');
-      stalled.send({ t: 'report' });
-      const readReport = await afterReading;
+      // they read for `after` seconds, and on until every stream they hold has ended (cut or complete), for 2 minutes at most
+      let readReport: StalledReport;
+      for (const since = Date.now(); ;) {
+        await new Promise((r) => setTimeout(r, 1000));
+        const reported = nextMessage<StalledReport>(stalled, 'report');
+        stalled.send({ t: 'report' });
+        readReport = await reported;
+        const waited = Date.now() - since;
+        if (waited >= load.after * 1000 && (readReport.watches.open + readReport.lists.open === 0 || waited > 120_000)) break;
+      }
       at('dropped');
       const dropped = nextMessage<StalledReport>(stalled, 'report');
       stalled.send({ t: 'drop' });
@@ -147,6 +158,11 @@ export const scenario: Scenario = {
       const minEvents = Math.min(...lr.perStream);
       const maxEvents = Math.max(...lr.perStream);
       const latencyMs = percentiles(lr.latencies);
+      const latencyByPhase = phases.map((p, i) => {
+        const from = startedAt.get(p) ?? Number.POSITIVE_INFINITY;
+        const to = startedAt.get(phases[i + 1]) ?? Number.POSITIVE_INFINITY;
+        return { phase: p, ...percentiles(lr.latencies.filter((_, j) => lr.sampledAt[j] >= from && lr.sampledAt[j] < to)) };
+      });
       const cuts: Record<string, number> = {};
       for (const line of server.logs) {
         if (!line.includes('cut a response whose client is not reading')) continue;
@@ -157,12 +173,13 @@ export const scenario: Scenario = {
       const beforeRss = perPhase[0].maxRssMiB;
       const figures = {
         ...load, listMB, offered, skippedWhileServerBehind: skipped, accepted, failedWrites: failed,
-        live: { streams: lr.perStream.length, eventsPerStreamMin: minEvents, eventsPerStreamMax: maxEvents, missedByWorst: accepted - minEvents, latencyMs, clientCpuMs: round(lr.cpuMs, 0) },
+        live: { streams: lr.perStream.length, eventsPerStreamMin: minEvents, eventsPerStreamMax: maxEvents, missedByWorst: accepted - minEvents, latencyMs, latencyByPhase, clientCpuMs: round(lr.cpuMs, 0) },
         stalledAfterReading: readReport, cuts, rssByPhase: perPhase, rssTimeline: samples,
       };
       const lines = [
         `${load.stalled} stalled watchers + ${load.lists} stalled lists of ${listMB} MB beside ${load.live} live watchers, ${load.rate} creates/s scheduled: ${offered} sent, ${accepted} accepted${failed ? `, ${failed} failed` : ''}${skipped ? `, ${skipped} skipped while ${maxWritesInFlight} were in flight` : ''}`,
         `live watchers: every one received ${minEvents === maxEvents ? minEvents : `${minEvents}..${maxEvents}`} events of ${accepted} writes (missed by the worst: ${accepted - minEvents}); commit-to-receipt p50 ${fmt(latencyMs.p50)} ms, p99 ${fmt(latencyMs.p99)} ms (1 event in ${sampleEvery})`,
+        `live latency p50/p99 by phase: ${latencyByPhase.map((p) => `${p.phase} ${fmt(p.p50)}/${fmt(p.p99)} ms`).join(', ')}`,
         `server RSS max by phase: ${perPhase.map((p) => `${p.phase} ${fmt(p.maxRssMiB)} MiB`).join(', ')} (target: < 1024 MiB throughout)`,
         `stalled clients when read: watches ${readReport.watches.cut} cut, ${readReport.watches.open} open, ${readReport.watches.complete} complete; lists ${readReport.lists.complete} complete, ${readReport.lists.cut} cut, ${readReport.lists.open} open; server cuts by reason: ${Object.entries(cuts).map(([k, v]) => `${k} ${v}`).join(', ') || 'none'}`,
       ];
@@ -184,6 +201,11 @@ export const scenario: Scenario = {
             title: `Live watchers (${lr.perStream.length}) against ${accepted} accepted writes`,
             columns: ['events per watcher, min', 'max', 'missed by the worst', 'p50 ms', 'p90 ms', 'p99 ms', 'max ms'],
             rows: [[minEvents, maxEvents, accepted - minEvents, fmt(latencyMs.p50), fmt(latencyMs.p90), fmt(latencyMs.p99), fmt(latencyMs.max)]],
+          },
+          {
+            title: `Live watchers' commit-to-receipt latency by phase (ms; 1 event in ${sampleEvery})`,
+            columns: ['phase', 'samples', 'p50', 'p90', 'p99', 'max'],
+            rows: latencyByPhase.map((p) => [p.phase, p.count, fmt(p.p50), fmt(p.p90), fmt(p.p99), fmt(p.max)]),
           },
         ],
         charts: [{
