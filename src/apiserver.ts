@@ -29,6 +29,7 @@ import { MaxInflightLimiter } from './flowcontrol/max-inflight.js';
 import { HealthEndpoint } from './http/health.js';
 import { NonResourceHandler } from './http/non-resource.js';
 import { ResourceHandler } from './http/resource-handler.js';
+import { OutputBudget } from './http/output-budget.js';
 import { ResourceStores } from './registry/resource-stores.js';
 import { dispatcher } from './server/dispatch.js';
 import { FrontDoor } from './server/front-door.js';
@@ -123,10 +124,18 @@ export async function startApiServer(config: ServerConfig, log: Logger): Promise
   const stores = new ResourceStores(kinds, { readModel, writer, snapshots: new SnapshotCache(config.continueTtlMs), admission, config });
   postStartHooks.set('start-apiserver-admission-initializer', true);
 
-  // watch fan-out
+  // what clients that stop reading may hold: per connection and in all
+  const output = new OutputBudget({
+    perConnection: config.maxUnsentBytesPerConnection,
+    total: config.maxUnsentBytes,
+    onCut: ({ reason, unsentBytes }) => log.warn({ reason, unsentBytes }, 'cut a response whose client is not reading'),
+  });
+
+  // watch fan-out; a watch stream is bounded by its connection's budget when that is the smaller
   encoders.useKinds((table) => kinds.storageKind(table));
   const changeLog = new ChangeLog(readModel.revision, config.watchHistoryMs);
-  const hub = new WatchHub(readModel, changeLog, encoders, { maxBufferedBytes: watchBufferBytes, bookmarkIntervalMs });
+  const maxWatchBacklog = config.maxUnsentBytesPerConnection > 0 ? Math.min(watchBufferBytes, config.maxUnsentBytesPerConnection) : watchBufferBytes;
+  const hub = new WatchHub(readModel, changeLog, encoders, { maxBufferedBytes: maxWatchBacklog, bookmarkIntervalMs });
   const shutdownListeners = new Set<() => void>();
 
   // the request pipeline and what it ends in
@@ -159,6 +168,7 @@ export async function startApiServer(config: ServerConfig, log: Logger): Promise
       maxRequestBodyBytes: config.maxRequestBodyBytes,
       services,
       onShutdown: (listener) => { shutdownListeners.add(listener); return () => shutdownListeners.delete(listener); },
+      output,
     }),
     nonResource: new NonResourceHandler(kinds, [
       new HealthEndpoint('healthz', checks.healthz, onHealthFailure),
@@ -176,6 +186,8 @@ export async function startApiServer(config: ServerConfig, log: Logger): Promise
       offered: offeredEncodings((gate) => config.featureGates.enabled(gate)),
       // kube-apiserver's threshold: smaller bodies are not worth the CPU
       compressFrom: config.featureGates.enabled('APIResponseCompression') ? 128 * 1024 : undefined,
+      output,
+      requestTimeoutMs: config.requestTimeoutMs,
     },
   }, pipeline);
   const port = await frontDoor.listen(config.securePort, config.bindAddress);

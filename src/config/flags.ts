@@ -44,6 +44,8 @@ export interface ServerConfig {
   readonly maxRequestsInflight: number;
   readonly maxMutatingRequestsInflight: number;
   readonly maxRequestBodyBytes: number;
+  readonly maxUnsentBytes: number;
+  readonly maxUnsentBytesPerConnection: number;
   readonly shutdownDelayMs: number;
   readonly featureGates: FeatureGates;
   readonly logLevel: LogLevel;
@@ -749,6 +751,29 @@ const FLAGS: readonly AnyFlagSpec[] = [
     help:
       'The maximum number of non-mutating requests in flight at a given time. When the server ' +
       'exceeds this, it rejects requests. Zero for no limit.',
+    validate: nonNegative,
+  },
+  {
+    name: 'max-unsent-bytes',
+    type: 'int',
+    key: 'maxUnsentBytes',
+    default: 512 * 1024 * 1024,
+    help:
+      'The most bytes all connections together may hold written but not yet taken by their clients. ' +
+      'Past it, the connections holding the most are cut first (HTTP/1.1 and WebSocket: the ' +
+      'connection is closed; HTTP/2: its streams holding bytes are reset). Zero for no limit.',
+    validate: nonNegative,
+  },
+  {
+    name: 'max-unsent-bytes-per-connection',
+    type: 'int',
+    key: 'maxUnsentBytesPerConnection',
+    default: 16 * 1024 * 1024,
+    help:
+      'The most bytes one connection (all its responses and watches together) may hold written but ' +
+      'not yet taken by its client. Past it, the response is ended at once, its backlog dropped: ' +
+      'the HTTP/1.1 or WebSocket connection is closed, an HTTP/2 stream is reset (the session\'s ' +
+      'other streams live on). A watch cut so resumes from its last resourceVersion. Zero for no limit.',
     validate: nonNegative,
   },
   {

@@ -2,9 +2,9 @@
  * One request and its response, whichever HTTP version carried it, and the writing of bodies:
  * objects, lists and Status errors in the negotiated encoding.
  */
-import type { Http2ServerRequest, Http2ServerResponse } from 'node:http2';
+import { constants as http2Constants, type Http2ServerRequest, type Http2ServerResponse } from 'node:http2';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { gzip } from 'node:zlib';
+import { parseDuration } from '../config/duration.js';
 import { toYaml } from '../codec/yaml.js';
 import type { UserInfo } from '../auth/user.js';
 import type { AuditCapture } from '../audit/capture.js';
@@ -24,12 +24,18 @@ import {
 } from '../codec/partial-metadata.js';
 import { negotiateResponse, type Negotiated } from './negotiation.js';
 import { warningHeaders } from './warning-header.js';
+import { slices, writeBody, writeSizes, type BodyTarget, type WriteSizes } from './body-writer.js';
+import type { Outlet, OutputBudget } from './output-budget.js';
 
 export interface ExchangeOptions {
   /** the encodings this server offers (by its feature gates) */
   offered: readonly MediaTypeOffer[];
   /** gzip bodies of at least this many bytes for clients that accept it (APIResponseCompression); undefined: never */
   compressFrom?: number;
+  /** the unsent-byte budgets every response is written under */
+  output: OutputBudget;
+  /** --request-timeout: a body not handed to its socket within it (or the request's shorter `timeout`) is cut; 0: never */
+  requestTimeoutMs: number;
 }
 
 /** Whether an Accept-Encoding header admits gzip (and does not refuse it with q=0). */
@@ -52,6 +58,8 @@ export class Exchange {
   /** the audit record's capture point for what this response carries; set by the audit filter when the request is audited */
   audit: AuditCapture | undefined;
   private negotiatedCache: Negotiated | undefined;
+  private outletCache: Outlet | undefined;
+  private readonly handedOffPromise: Promise<void>;
 
   constructor(
     readonly req: Request,
@@ -60,7 +68,45 @@ export class Exchange {
     readonly query: URLSearchParams,
     readonly now: number,
     readonly options: ExchangeOptions,
-  ) {}
+  ) {
+    // listened for from the start: a response can finish before anyone asks. An HTTP/2 stream
+    // finishes once its data is written to the session's socket, an HTTP/1.1 response once its
+    // last bytes are handed to the operating system; either closes when the client goes away.
+    const finishing = 'stream' in res ? res.stream : res;
+    this.handedOffPromise = new Promise((resolve) => {
+      finishing.once('finish', resolve);
+      finishing.once('close', resolve);
+    });
+  }
+
+  /** Resolves once the response body has been handed to the socket, or the stream was closed or cut. */
+  handedOff(): Promise<void> {
+    return this.handedOffPromise;
+  }
+
+  /** This response's writes under the output budget (created on first use); cutting it ends the stream at once. */
+  get outlet(): Outlet {
+    if (this.outletCache) return this.outletCache;
+    const res = this.res;
+    let outlet: Outlet;
+    if ('stream' in res) {
+      const stream = res.stream;
+      // HTTP/2: only this stream is reset; the session's other streams live on
+      outlet = this.options.output.outlet(stream.session ?? stream, () => stream.close(http2Constants.NGHTTP2_CANCEL));
+    } else {
+      const socket = (this.req as IncomingMessage).socket;
+      outlet = this.options.output.outlet(socket, () => socket.destroy());
+    }
+    if (this.gone) outlet.release();
+    else res.once('close', () => outlet.release());
+    return (this.outletCache = outlet);
+  }
+
+  /** The client is gone: its HTTP/2 stream or its HTTP/1.1 connection is destroyed. */
+  private get gone(): boolean {
+    const res = this.res;
+    return 'stream' in res ? res.stream.destroyed : res.destroyed || (this.req as IncomingMessage).socket.destroyed;
+  }
 
   get offered(): readonly MediaTypeOffer[] { return this.options.offered; }
 
@@ -96,37 +142,69 @@ export class Exchange {
   }
 
   send(status: number, contentType: string, text: string | Buffer, extra?: Readonly<Record<string, string>>): void {
-    if (this.res.headersSent || this.responding) return;
+    if (this.sent) return;
     const h = this.headers(contentType, extra);
-    // a large body is encoded once here rather than measured here and encoded again by end()
-    const body = typeof text === 'string' && text.length > 64 * 1024 ? Buffer.from(text, 'utf8') : text;
+    const sizes = this.writeSizes();
+    // a body that may take more than one write is encoded once here, then written in views of it
+    const body = typeof text === 'string' && text.length * 3 > sizes.chunk ? Buffer.from(text, 'utf8') : text;
     const length = typeof body === 'string' ? Buffer.byteLength(body) : body.length;
-    const threshold = this.options.compressFrom;
-    if (threshold !== undefined && length >= threshold && acceptsGzip(header(this.req, 'accept-encoding'))) {
-      // compressed in zlib's thread pool: a large list never stalls the event loop
-      this.responding = true;
-      gzip(body, { level: 1 }, (err, compressed) => {
-        if (err) { this.responding = false; this.write(status, h, body, length); return; }
-        h['content-encoding'] = 'gzip';
-        h.vary = 'Accept-Encoding';
-        this.write(status, h, compressed, compressed.length);
-      });
+    if (this.compresses(length)) {
+      this.stream(status, h, typeof body === 'string' ? [body] : slices(body, sizes.chunk), true, sizes);
       return;
     }
-    this.write(status, h, body, length);
-  }
-
-  private write(status: number, h: Record<string, string | string[]>, body: string | Buffer, length: number): void {
-    if (this.res.headersSent || this.res.destroyed) return;
     h['content-length'] = String(length);
-    this.res.writeHead(status, h);
-    if (this.req.method === 'HEAD') this.res.end();
+    if (!this.begin(status, h)) return;
     // HTTP/1.1 sends the head and a string body as one UTF-8 string, which would encode the
     // Warning headers' bytes (see warning-header.ts) a second time; a Buffer body keeps them
-    else this.res.end(typeof body === 'string' && h.warning ? Buffer.from(body, 'utf8') : body);
+    const payload = typeof body === 'string' && h.warning ? Buffer.from(body, 'utf8') : body;
+    if (length <= sizes.chunk) this.outlet.write(length, (taken) => this.res.end(payload, taken));
+    else void writeBody(this.bodyTarget(sizes), slices(payload as Buffer, sizes.chunk), false);
   }
 
-  /** a response is on its way (being compressed): nothing else may answer */
+  /** The headers now and the body as the client takes it, without a Content-Length (HTTP/1.1 sends it chunked). */
+  private stream(status: number, h: Record<string, string | string[]>, chunks: Iterable<string | Buffer>, gzip: boolean, sizes: WriteSizes): void {
+    if (gzip) {
+      h['content-encoding'] = 'gzip';
+      h.vary = 'Accept-Encoding';
+    }
+    if (this.begin(status, h)) void writeBody(this.bodyTarget(sizes), chunks, gzip);
+  }
+
+  /** Writes the status and headers; false when no body follows (HEAD, or the client is gone). */
+  private begin(status: number, h: Record<string, string | string[]>): boolean {
+    this.responding = true;
+    if (this.gone) return false;
+    this.res.writeHead(status, h);
+    if (this.req.method !== 'HEAD') return true;
+    this.res.end();
+    return false;
+  }
+
+  /** Whether to gzip a body of this size for this client (zlib runs in its thread pool, off the event loop). */
+  private compresses(length: number): boolean {
+    const threshold = this.options.compressFrom;
+    return threshold !== undefined && length >= threshold && acceptsGzip(header(this.req, 'accept-encoding'));
+  }
+
+  private writeSizes(): WriteSizes {
+    return writeSizes(this.options.output.options.perConnection);
+  }
+
+  private bodyTarget(sizes: WriteSizes): BodyTarget {
+    return { stream: this.res as ServerResponse, outlet: this.outlet, sizes, deadline: this.deadline() };
+  }
+
+  /** The request's deadline, as kube-apiserver's: --request-timeout from its arrival, shortened by a `timeout` parameter. */
+  private deadline(): number {
+    let ms = this.options.requestTimeoutMs;
+    const requested = this.query.get('timeout');
+    if (requested) {
+      try { ms = Math.min(ms, parseDuration(requested)); } catch { /* a malformed timeout is answered 400 before any body */ }
+    }
+    return ms > 0 ? this.now + ms : Number.POSITIVE_INFINITY;
+  }
+
+  /** a response has begun: nothing else may answer */
   private responding = false;
 
   get sent(): boolean { return this.res.headersSent || this.responding; }
@@ -223,9 +301,19 @@ export class Exchange {
       this.send(200, n.encoding === 'yaml' ? n.mediaType : 'application/json', n.encoding === 'yaml' ? toYaml(list) : jsonText(list, true));
       return;
     }
+    const head = `{"kind":${JSON.stringify(listKind)},"apiVersion":${JSON.stringify(apiVersion)},"metadata":${JSON.stringify(listMeta)},"items":[`;
+    const sizes = this.writeSizes();
+    let chars = head.length + 3;
+    for (const item of items) chars += item.itemJson.length + 1;
+    if (chars > sizes.chunk && !this.sent) {
+      // streamed from the items' cached JSON: the whole body is never built, and a client that
+      // does not read holds one window of it
+      this.stream(200, this.headers(n.mediaType), jsonListPieces(head, items, sizes.chunk), this.compresses(chars), sizes);
+      return;
+    }
     const parts = new Array<string>(items.length);
     for (let i = 0; i < items.length; i++) parts[i] = items[i].itemJson;
-    this.send(200, n.mediaType, `{"kind":${JSON.stringify(listKind)},"apiVersion":${JSON.stringify(apiVersion)},"metadata":${JSON.stringify(listMeta)},"items":[${parts.join(',')}]}\n`);
+    this.send(200, n.mediaType, `${head}${parts.join(',')}]}\n`);
   }
 
   /**
@@ -258,6 +346,25 @@ export class Exchange {
 /** JSON as kube-apiserver's serializer writes it: compact with a newline, or indented by two spaces without one. */
 function jsonText(doc: unknown, pretty: boolean): string {
   return pretty ? JSON.stringify(doc, null, 2) : `${JSON.stringify(doc)}\n`;
+}
+
+/** A JSON list in pieces of about `size` characters, joined from its items' cached JSON. */
+function* jsonListPieces(head: string, items: readonly StoredObject[], size: number): Generator<string> {
+  let parts: string[] = [head];
+  let length = head.length;
+  for (let i = 0; i < items.length; i++) {
+    const json = items[i].itemJson;
+    if (i > 0) parts.push(',');
+    parts.push(json);
+    length += json.length + 1;
+    if (length >= size) {
+      yield parts.join('');
+      parts = [];
+      length = 0;
+    }
+  }
+  parts.push(']}\n');
+  yield parts.join('');
 }
 
 export function header(req: Request, name: string): string | undefined {

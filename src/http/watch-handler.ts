@@ -13,11 +13,14 @@ import { FieldSelector } from '../api/selection/field-selector.js';
 import { streamMediaTypesOf } from '../codec/media-types.js';
 import { partialObjectMetadataListOfObject } from '../codec/partial-metadata.js';
 import { parseResourceVersion, type ObjectStore } from '../registry/object-store.js';
-import type { ReadModel, StoredObject } from '../store/read-model.js';
+import type { ObjectChange, ReadModel, StoredObject, Table } from '../store/read-model.js';
 import { errors, StatusError } from '../status/status-error.js';
 import { leftSelectorObject, type Frame, type WatchEncoding } from '../watch/frames.js';
-import type { WatchHub, WatchSink, WatchSpec } from '../watch/watch-hub.js';
+import type { WatchHub, WatchSpec } from '../watch/watch-hub.js';
 import type { Exchange } from './exchange.js';
+import type { OutputBudget } from './output-budget.js';
+import { hasRoom, room, writeSizes } from './body-writer.js';
+import { PacedWatch, type PacedSink } from './paced-watch.js';
 import { parseWatchQuery, type WatchQuery } from './query.js';
 import type { RequestInfo } from './request-info.js';
 import { errorFrame, initialEventsEndAnnotations, watchEncoders, type WatchRepresentation } from './watch-encoding.js';
@@ -29,12 +32,14 @@ export interface WatchDeps {
   watchListEnabled: boolean;
   /** registers a listener called when the server shuts down; returns its removal */
   onShutdown(listener: () => void): () => void;
+  /** the unsent-byte budgets WebSocket watches are written under (HTTP watches use their exchange's) */
+  output: OutputBudget;
 }
 
 /** Where a watch's frames go, and how the client's departure is noticed. */
 export interface WatchTransport {
   /** starts the stream (for HTTP: status 200 and headers) */
-  open(): WatchSink;
+  open(): PacedSink;
   onClientGone(listener: () => void): void;
 }
 
@@ -83,35 +88,50 @@ export function planWatch(query: URLSearchParams, info: RequestInfo, kind: KindD
   };
 }
 
-/** The frames that bring a new watcher up to date: synthetic ADDED events, or the changes since a revision. */
-function catchUp(plan: WatchPlan, deps: WatchDeps): { frames: Frame[]; expired?: Frame } {
+type FrameOf = (type: 'ADDED' | 'MODIFIED' | 'DELETED', stored: StoredObject) => Frame;
+
+/** Synthetic ADDED events for the objects of a frozen table in [lo, hi), built one at a time. */
+function* initialFrames(table: Table, lo: string | undefined, hi: string, matches: WatchSpec['matches'], frame: FrameOf): Generator<Frame> {
+  for (const [key, stored] of table.entries(lo)) {
+    if (key >= hi) return;
+    if (matches(stored.object)) yield frame('ADDED', stored);
+  }
+}
+
+/** Replayed changes, by the same selector rules as live ones, built one at a time. */
+function* replayedFrames(changes: readonly ObjectChange[], pathPrefix: string | undefined, matches: WatchSpec['matches'], frame: FrameOf): Generator<Frame> {
+  for (const c of changes) {
+    if (pathPrefix && !c.path.startsWith(pathPrefix)) continue;
+    const now = c.type !== 'DELETED' && matches(c.object.object);
+    const was = c.previous !== undefined && matches(c.previous.object);
+    if (c.type === 'DELETED') { if (was) yield frame('DELETED', c.object); }
+    else if (now) yield frame(was ? 'MODIFIED' : 'ADDED', c.object);
+    else if (was) yield frame('DELETED', leftSelectorObject(c));
+  }
+}
+
+/**
+ * The frames that bring a new watcher up to date: synthetic ADDED events from an O(1) snapshot of
+ * the table, or the changes since a revision. What they cover is fixed now; the frames themselves
+ * are built as the client takes them, so a client that never reads costs a window of them.
+ */
+function catchUp(plan: WatchPlan, deps: WatchDeps): { frames: Iterable<Frame>; expired?: Frame } {
   const rm = deps.readModel;
-  const frames: Frame[] = [];
   const { matches } = plan.spec;
-  const frame = (type: 'ADDED' | 'MODIFIED' | 'DELETED', stored: StoredObject): Frame => deps.hub.catchUpFrame(type, stored, plan.spec);
+  const frame: FrameOf = (type, stored) => deps.hub.catchUpFrame(type, stored, plan.spec);
   if (plan.initialEvents) {
-    const table = rm.table(plan.store.table);
-    const lo = plan.namespace ? `${plan.namespace}/` : table.minKey() ?? '';
+    const { table } = rm.snapshot(plan.store.table);
+    const lo = plan.namespace ? `${plan.namespace}/` : undefined;
     const hi = plan.namespace ? `${plan.namespace}0` : '\uffff';
-    table.forRange(lo, hi, false, (_k, v) => { if (matches(v.object)) frames.push(frame('ADDED', v)); });
-    return { frames };
+    return { frames: initialFrames(table, lo, hi, matches, frame) };
   }
   const from = plan.requested ?? rm.revision;
   const changes = deps.hub.changeLog.since(from, plan.store.table);
   if (!changes) {
     const status = errors.expired(`too old resource version: ${from} (${deps.hub.changeLog.floor + 1})`).toStatus();
-    return { frames, expired: errorFrame(plan.spec.encoding, status) };
+    return { frames: [], expired: errorFrame(plan.spec.encoding, status) };
   }
-  // replayed changes follow the same selector rules as live ones
-  for (const c of changes) {
-    if (plan.spec.pathPrefix && !c.path.startsWith(plan.spec.pathPrefix)) continue;
-    const now = c.type !== 'DELETED' && matches(c.object.object);
-    const was = c.previous !== undefined && matches(c.previous.object);
-    if (c.type === 'DELETED') { if (was) frames.push(frame('DELETED', c.object)); }
-    else if (now) frames.push(frame(was ? 'MODIFIED' : 'ADDED', c.object));
-    else if (was) frames.push(frame('DELETED', leftSelectorObject(c)));
-  }
-  return { frames };
+  return { frames: replayedFrames(changes, plan.spec.pathPrefix, matches, frame) };
 }
 
 /**
@@ -150,9 +170,10 @@ export async function runWatch(plan: WatchPlan, transport: WatchTransport, deps:
     sink.end();
     return;
   }
-  const startRevision = Math.max(rm.revision, plan.requested ?? 0);
-  const watcher = deps.hub.add({ ...plan.spec, startRevision }, sink);
-  if (frames.length) sink.write(frames);
+  const startRevision = rm.revision;
+  const paced = new PacedWatch(sink, frames);
+  const watcher = deps.hub.add({ ...plan.spec, startRevision }, paced);
+  paced.start();
   if (plan.initialEventsEnd) watcher.sendBookmark(startRevision, plan.initialEventsEnd);
   const hub = deps.hub;
 
@@ -176,7 +197,14 @@ export async function runWatch(plan: WatchPlan, transport: WatchTransport, deps:
   });
 }
 
-/** The chunked-HTTP transport (HTTP/1.1 chunked encoding, HTTP/2 data frames). */
+/** The bytes of a batch, as the output budget counts them. */
+function batchBytes(frames: readonly Frame[]): number {
+  let bytes = 0;
+  for (const f of frames) bytes += f.length;
+  return bytes;
+}
+
+/** The chunked-HTTP transport (HTTP/1.1 chunked encoding, HTTP/2 data frames), written under the output budget. */
 export function httpTransport(ex: Exchange, contentType: string): WatchTransport {
   // both compatibility responses write alike; HTTP/2 buffers in its stream
   const res = ex.res as ServerResponse;
@@ -185,17 +213,28 @@ export function httpTransport(ex: Exchange, contentType: string): WatchTransport
     open() {
       res.writeHead(200, { 'content-type': contentType, 'cache-control': 'no-cache, private' });
       if (!stream) res.flushHeaders();
+      const outlet = ex.outlet;
+      const sizes = writeSizes(ex.options.output.options.perConnection);
       return {
+        hasRoom: () => hasRoom(outlet, sizes),
+        room: () => room(outlet, sizes),
+        batchBytes: sizes.chunk,
+        hold: (bytes) => outlet.hold(bytes),
         write: (frames) => {
-          if (frames.length === 1) { res.write(frames[0]); return; }
-          // one write per batch, without concatenating the shared frames
-          const target = stream ?? res;
-          target.cork();
-          for (const f of frames) res.write(f);
-          process.nextTick(() => target.uncork());
+          outlet.write(batchBytes(frames), (taken) => {
+            const last = frames.length - 1;
+            if (last === 0) { res.write(frames[0], taken); return; }
+            // one write per batch, without concatenating the shared frames
+            const target = stream ?? res;
+            target.cork();
+            for (let i = 0; i < last; i++) res.write(frames[i]);
+            res.write(frames[last], taken);
+            process.nextTick(() => target.uncork());
+          });
         },
-        bufferedBytes: () => (stream ? stream.writableLength : res.writableLength),
-        end: () => { if (!res.writableEnded) res.end(); },
+        bufferedBytes: () => outlet.pending,
+        end: () => { if (!outlet.closed && !res.writableEnded) res.end(); },
+        abort: () => outlet.cut('watch backlog'),
       };
     },
     onClientGone(listener) {
@@ -206,13 +245,29 @@ export function httpTransport(ex: Exchange, contentType: string): WatchTransport
 }
 
 /** The WebSocket transport: one event per text message, as kube-apiserver frames JSON watches. */
-export function webSocketTransport(ws: WebSocket): WatchTransport {
+export function webSocketTransport(ws: WebSocket, output: OutputBudget): WatchTransport {
   return {
-    open: () => ({
-      write: (frames) => { for (const f of frames) ws.send(f); },
-      bufferedBytes: () => ws.bufferedAmount,
-      end: () => ws.close(1000),
-    }),
+    open: () => {
+      const outlet = output.outlet(ws, () => ws.terminate());
+      ws.once('close', () => outlet.release());
+      const sizes = writeSizes(output.options.perConnection);
+      return {
+        hasRoom: () => hasRoom(outlet, sizes),
+        room: () => room(outlet, sizes),
+        batchBytes: sizes.chunk,
+        hold: (bytes) => outlet.hold(bytes),
+        write: (frames) => {
+          outlet.write(batchBytes(frames), (taken) => {
+            const last = frames.length - 1;
+            for (let i = 0; i < last; i++) ws.send(frames[i]);
+            ws.send(frames[last], taken);
+          });
+        },
+        bufferedBytes: () => outlet.pending,
+        end: () => ws.close(1000),
+        abort: () => outlet.cut('watch backlog'),
+      };
+    },
     onClientGone(listener) {
       ws.once('close', listener);
       ws.once('error', listener);

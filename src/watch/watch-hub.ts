@@ -2,8 +2,9 @@
  * Fan-out of committed changes to watch streams. Each change is encoded at most once per
  * encoding and event shape, never once per watcher: JSON frames wrap the object's served JSON on
  * the front thread; protobuf envelopes come from the encoder pool, delivered in commit order. Each
- * stream receives one write per batch; a stream whose unsent bytes pass its bound is ended, so a
- * stalled client never holds up the others or grows memory (it resumes from its last resourceVersion).
+ * stream receives one write per batch; a stream whose unsent bytes pass its bound is cut at once,
+ * its backlog dropped, so a stalled client never holds up the others or grows memory (it resumes
+ * from its last resourceVersion).
  */
 import type { KObject } from '../api/meta.js';
 import { encodeWatchFrame } from '../codec/protobuf.js';
@@ -22,6 +23,12 @@ export interface WatchSink {
   /** bytes accepted but not yet sent to the client */
   bufferedBytes(): number;
   end(): void;
+  /**
+   * Ends the stream at once, dropping what it holds, for a client that stopped reading: its
+   * backlog is never flushed (HTTP/1.1: the socket is destroyed; HTTP/2: only this stream is
+   * reset; WebSocket: terminated).
+   */
+  abort(): void;
 }
 
 export interface WatchSpec {
@@ -83,7 +90,7 @@ export class Watcher {
     const frames = this.pending;
     this.pending = [];
     if (this.sink.bufferedBytes() > maxBufferedBytes) {
-      // the client is not reading: end its watch rather than buffer without bound
+      // the client is not reading: cut its watch (and drop its backlog) rather than buffer without bound
       this.endedSlow = true;
       this.close();
       return 0;
@@ -110,7 +117,8 @@ export class Watcher {
   close(): void {
     if (this.closed) return;
     this.closed = true;
-    this.sink.end();
+    if (this.endedSlow) this.sink.abort();
+    else this.sink.end();
     this.onClose(this);
   }
 }

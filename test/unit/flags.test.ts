@@ -186,6 +186,8 @@ describe('parseFlags', () => {
         maxRequestsInflight: 400,
         maxMutatingRequestsInflight: 200,
         maxRequestBodyBytes: 3_145_728,
+        maxUnsentBytes: 536_870_912,
+        maxUnsentBytesPerConnection: 16_777_216,
         shutdownDelayMs: 0,
         featureGates: undefined,
         logLevel: 'info',
@@ -302,6 +304,8 @@ describe('parseFlags', () => {
     assert.equal(config(['--max-requests-inflight=0']).maxRequestsInflight, 0);
     assert.equal(config(['--max-mutating-requests-inflight=10']).maxMutatingRequestsInflight, 10);
     assert.equal(config(['--max-request-body-bytes=1048576']).maxRequestBodyBytes, 1_048_576);
+    assert.equal(config(['--max-unsent-bytes=0']).maxUnsentBytes, 0);
+    assert.equal(config(['--max-unsent-bytes-per-connection=262144']).maxUnsentBytesPerConnection, 262_144);
     assert.equal(config(['--min-request-timeout=60']).minRequestTimeoutSeconds, 60);
   });
 
@@ -420,7 +424,7 @@ describe('parseFlags', () => {
     const help = helpText();
     const names = [...help.matchAll(/^ {2}(?:-\w, | {4})--([\w-]+)/gm)].map((match) => match[1]);
     assert.deepEqual(names, [...names].sort());
-    assert.equal(names.length, 89); // 30, kube-apiserver's 30 audit flags and 29 authentication flags
+    assert.equal(names.length, 91); // 32, kube-apiserver's 30 audit flags and 29 authentication flags
     assert.match(help, /^ {6}--secure-port int +The port .* \(default 6443\)$/m);
     assert.match(help, /^ {6}--bind-address ip +.*loopback.* \(default 127\.0\.0\.1\)$/m);
     assert.match(help, /^ {6}--anonymous-auth +Enables .* \(default true\)$/m);
@@ -505,6 +509,7 @@ describe('parseFlags', () => {
       rejects(['--watch-history=-1m'], '--watch-history can not be negative value');
       rejects(['--max-requests-inflight=-1'], '--max-requests-inflight can not be negative value');
       rejects(['--min-request-timeout=-1'], '--min-request-timeout can not be negative value');
+      rejects(['--max-unsent-bytes-per-connection=-1'], '--max-unsent-bytes-per-connection can not be negative value');
     });
 
     it('validates authorization modes', () => {

@@ -25,11 +25,12 @@ function countingPool() {
 
 function recordingSink() {
   const writes: Array<readonly Frame[]> = [];
-  const sink: WatchSink & { writes: typeof writes; ended: boolean } = {
-    writes, ended: false,
+  const sink: WatchSink & { writes: typeof writes; ended: boolean; aborted: boolean } = {
+    writes, ended: false, aborted: false,
     write: (frames) => { writes.push(frames); },
     bufferedBytes: () => 0,
     end: () => { sink.ended = true; },
+    abort: () => { sink.aborted = true; },
   };
   return sink;
 }
@@ -41,8 +42,8 @@ function spec(encoding: 'json' | 'protobuf', matches: WatchSpec['matches'] = () 
     envelope: (o) => encodeEnvelope(o as Record<string, unknown>, serviceAccountKind.schema, typeMeta),
   };
 }
-/** Lets the hub's delivery rounds (setImmediate) run. */
-const settle = () => new Promise((r) => setTimeout(r, 10));
+/** Lets the hub's delivery rounds (setImmediate) run: an immediate first, since on a loaded machine a due timer can run before them. */
+const settle = () => new Promise((r) => setImmediate(() => setTimeout(r, 10)));
 const sa = (name: string, labels?: Record<string, string>) => JSON.stringify({ kind: 'ServiceAccount', apiVersion: 'v1', metadata: { name, namespace: 'ns', resourceVersion: '', labels } });
 
 describe('WatchHub fan-out', () => {
@@ -145,7 +146,7 @@ describe('WatchHub fan-out', () => {
     assert.equal(events[1].object.metadata.resourceVersion, '4', 'at the revision of the change');
   });
 
-  it('ends a stream whose client stops reading instead of buffering without bound', async () => {
+  it('cuts a stream whose client stops reading, dropping its backlog, instead of buffering without bound', async () => {
     const readModel = new ReadModel({ revision: 1, compactRevision: 0, items: [] });
     const hub = new WatchHub(readModel, new ChangeLog(1, 60_000), countingPool() as unknown as EncoderPool, { maxBufferedBytes: 1000, bookmarkIntervalMs: 60_000 });
     const slow = recordingSink();
@@ -155,8 +156,11 @@ describe('WatchHub fan-out', () => {
     hub.add(spec('json'), fast);
     readModel.apply([{ revision: 2, type: 'ADDED', key: 'serviceaccounts/ns/a', value: sa('a') }]);
     await settle();
-    assert.equal(slow.ended, true);
+    assert.equal(slow.aborted, true, 'cut at once');
+    assert.equal(slow.ended, false, 'not ended gracefully: that would flush its backlog first');
+    assert.equal(slow.writes.length, 0);
     assert.equal(fast.writes.length, 1);
+    assert.equal(fast.aborted, false);
     assert.equal(hub.counters.endedSlow, 1);
     assert.equal(hub.watchers().get('serviceaccounts'), 1);
   });

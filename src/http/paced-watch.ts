@@ -1,0 +1,135 @@
+/**
+ * A watch stream written as its client takes it, never faster: its catch-up (initial events, or
+ * the changes since its resourceVersion) is built batch by batch as the socket has room, and the
+ * live batches the hub sends queue behind it whenever the socket lags. The queue holds the hub's
+ * shared frames, so a lagging client costs references, not copies; the socket itself never holds
+ * more than a window, so a client that resumes after a stall is fed window by window, never
+ * handed its whole backlog in one write (which Node would copy, and TLS encrypt, at once). Queued
+ * bytes count as buffered for the hub's bound and as unsent for the output budget.
+ */
+import type { Frame } from '../watch/frames.js';
+import type { WatchSink } from '../watch/watch-hub.js';
+
+/** A transport's sink, which also tells whether its socket has room for another batch. */
+export interface PacedSink extends WatchSink {
+  hasRoom(): boolean;
+  /** resolves true once the socket has room, false if the stream closed first */
+  room(): Promise<boolean>;
+  /** bytes per batch written from the catch-up or the queue */
+  readonly batchBytes: number;
+  /** counts (negative: uncounts) bytes queued in user space for this stream as unsent */
+  hold(bytes: number): void;
+}
+
+function bytesOf(frames: readonly Frame[]): number {
+  let bytes = 0;
+  for (const f of frames) bytes += f.length;
+  return bytes;
+}
+
+export class PacedWatch implements WatchSink {
+  /** the catch-up's frames still to build; undefined once all are written */
+  private catchUp: Iterator<Frame> | undefined;
+  /** live batches waiting for the catch-up or for room, from `head` on */
+  private queue: Array<readonly Frame[]> = [];
+  private head = 0;
+  private queuedBytes = 0;
+  private pumping = false;
+  private closed = false;
+  private stop: (() => void) | undefined;
+  private readonly stopped = new Promise<false>((resolve) => { this.stop = () => resolve(false); });
+
+  constructor(private readonly sink: PacedSink, catchUp: Iterable<Frame>) {
+    this.catchUp = catchUp[Symbol.iterator]();
+  }
+
+  /** Starts writing the catch-up. */
+  start(): void {
+    void this.pump();
+  }
+
+  write(frames: readonly Frame[]): void {
+    if (this.closed || frames.length === 0) return;
+    this.queue.push(frames);
+    const bytes = bytesOf(frames);
+    this.queuedBytes += bytes;
+    this.sink.hold(bytes);
+    void this.pump();
+  }
+
+  bufferedBytes(): number {
+    return this.sink.bufferedBytes() + this.queuedBytes;
+  }
+
+  end(): void {
+    this.close();
+    this.sink.end();
+  }
+
+  abort(): void {
+    this.close();
+    this.sink.abort();
+  }
+
+  /** Writes the next batch whenever the socket has room; synchronous while it has. */
+  private async pump(): Promise<void> {
+    if (this.pumping) return;
+    this.pumping = true;
+    try {
+      while (!this.closed && (this.catchUp || this.head < this.queue.length)) {
+        if (!this.sink.hasRoom() && (!(await Promise.race([this.sink.room(), this.stopped])) || this.closed)) return;
+        const batch = this.catchUp ? this.nextCatchUp() : this.nextQueued();
+        if (batch.length > 0) this.sink.write(batch);
+      }
+    } finally {
+      this.pumping = false;
+    }
+  }
+
+  /** Up to a batch of catch-up frames, built now. */
+  private nextCatchUp(): Frame[] {
+    const batch: Frame[] = [];
+    let bytes = 0;
+    const it = this.catchUp as Iterator<Frame>;
+    while (bytes < this.sink.batchBytes) {
+      const next = it.next();
+      if (next.done) { this.catchUp = undefined; break; }
+      batch.push(next.value);
+      bytes += next.value.length;
+    }
+    return batch;
+  }
+
+  /** Queued live batches, merged up to a batch (at least one). */
+  private nextQueued(): Frame[] {
+    const batch: Frame[] = [];
+    let bytes = 0;
+    while (this.head < this.queue.length && (batch.length === 0 || bytes < this.sink.batchBytes)) {
+      const frames = this.queue[this.head++];
+      for (const f of frames) batch.push(f);
+      bytes += bytesOf(frames);
+    }
+    if (this.head === this.queue.length) {
+      this.queue = [];
+      this.head = 0;
+    } else if (this.head > 1024 && this.head * 2 > this.queue.length) {
+      // drop the sent prefix once it dominates, keeping the queue amortized O(1)
+      this.queue = this.queue.slice(this.head);
+      this.head = 0;
+    }
+    this.queuedBytes -= bytes;
+    this.sink.hold(-bytes);
+    return batch;
+  }
+
+  private close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.catchUp = undefined;
+    this.queue = [];
+    this.head = 0;
+    this.sink.hold(-this.queuedBytes);
+    this.queuedBytes = 0;
+    this.stop?.();
+  }
+}
