@@ -170,7 +170,7 @@ export async function runWatch(plan: WatchPlan, transport: WatchTransport, deps:
     sink.end();
     return;
   }
-  const startRevision = rm.revision;
+  const startRevision = Math.max(rm.revision, plan.requested ?? 0);
   const paced = new PacedWatch(sink, frames);
   const watcher = deps.hub.add({ ...plan.spec, startRevision }, paced);
   paced.start();

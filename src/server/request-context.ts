@@ -42,14 +42,8 @@ export class RequestContext {
     /** wall-clock milliseconds the request arrived */
     readonly receivedAt: number,
   ) {
-    if (exchange) {
-      const res = exchange.res;
-      this.handedOff = res.writableFinished || res.destroyed
-        ? Promise.resolve()
-        : new Promise((resolve) => { res.once('finish', resolve); res.once('close', resolve); });
-    } else {
-      this.handedOff = Promise.resolve();
-    }
+    // HTTP/2: handed off when the stream's data reached the socket (the exchange knows how to tell)
+    this.handedOff = exchange ? exchange.handedOff() : Promise.resolve();
   }
 
   /** A response header every answer carries (Audit-Id, the flow-control UIDs). */

@@ -25,7 +25,10 @@ function fakeContext(path = '/api/v1/namespaces/default/serviceaccounts', query 
     end() { this.writableEnded = true; },
     setHeader() {},
   });
-  const ex = { res, get sent() { return res.headersSent; }, sendError(err: StatusError) { res.answered = err; res.headersSent = true; } } as unknown as Exchange;
+  const handedOff = new Promise<void>((resolve) => { res.once('finish', resolve); res.once('close', resolve); });
+  const ex = {
+    res, get sent() { return res.headersSent; }, sendError(err: StatusError) { res.answered = err; res.headersSent = true; }, handedOff: () => handedOff,
+  } as unknown as Exchange;
   const req = { method: 'GET', headers: {}, url: path } as never;
   const ctx = new RequestContext(req, path, new URLSearchParams(query), undefined, ex, undefined, Date.now());
   ctx.info = requestInfo('GET', path, new URLSearchParams(query));
