@@ -17,6 +17,12 @@ describe('parseJson', () => {
     assert.equal((parseJson(text) as { a: string }).a.length, 10001);
   });
 
+  it('ends a string at a quote after an even run of backslashes', () => {
+    const deep = `{"a":"x\\\\","b":${nested(maxNestingDepth)}}`;
+    assert.throws(() => parseJson(deep), { message: "invalid character '[' exceeded max depth" });
+    assert.equal((parseJson(`{"a":"x\\\\","b":${nested(maxNestingDepth - 1)}}`) as { a: string }).a, 'x\\');
+  });
+
   it('leaves malformed JSON to JSON.parse', () => {
     assert.throws(() => parseJson('{"a":'), SyntaxError);
   });
