@@ -3,9 +3,9 @@
  * connection and in total, each count kept up to date by the writes' callbacks (O(1) per write).
  * Two budgets bound them: a connection that stops reading may hold at most `perConnection` (past
  * it, its next write cuts its streams holding the most), and all connections together at most
- * `total` (past it, the next write anywhere cuts the connections holding the most first). A string counts its length, as Node's
- * streams count it; frames shared by many watchers count once per stream, so the figures are an
- * upper bound of the memory they pin.
+ * `total` (past it, the next write anywhere cuts the connections holding the most first). A
+ * string counts its length, as Node's streams count it; frames shared by many watchers count once
+ * per stream, so the figures are an upper bound of the memory they pin.
  */
 
 export interface OutputBudgetOptions {
@@ -56,7 +56,7 @@ export class Outlet {
 
   /**
    * Counts (negative: uncounts) bytes waiting for this stream in user space, ahead of its writes
-   * (a watch's live events queued behind its catch-up): unsent too, though not yet written.
+   * (a watch's live events queued while its socket lags): unsent too, though not yet written.
    */
   hold(bytes: number): void {
     if (this.closed) return;
