@@ -74,8 +74,9 @@ export const scenario: Scenario = {
       const measured = await measureRounds(rounds, warmup, async (r) => {
         const prefix = `r${r < 0 ? `w${-r}` : r}`;
         const out = new Map<string, Record<Op, { rps: number; p50: number; p99: number; cpuUs: number }>>();
-        // interleaved, so drift on a noisy machine hits every variant alike
-        for (const run of running) {
+        // interleaved, and each round in another order, so drift on a noisy machine hits every variant alike
+        const shift = ((r % running.length) + running.length) % running.length;
+        for (const run of [...running.slice(shift), ...running.slice(0, shift)]) {
           const cells = {} as Record<Op, { rps: number; p50: number; p99: number; cpuUs: number }>;
           for (const op of ops) {
             const cpuBefore = cpuMsOf(run.server.process.pid as number);

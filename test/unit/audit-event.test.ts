@@ -5,6 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { annotateDeprecated } from '../../src/audit/annotations.js';
 import { AuditContext } from '../../src/audit/audit-context.js';
 import { sourceIPs, type RequestFacts } from '../../src/audit/event-builder.js';
 import { eventJson, eventJsonAs, eventListJson } from '../../src/audit/event-json.js';
@@ -133,12 +134,9 @@ describe('the audit record', () => {
   });
 
   it('records the annotations a deprecated API\'s handler adds through the annotation API', () => {
-    // a unit-level fake of the stage that serves a deprecated API (CRD versions will use it)
+    // a unit-level fake of the handler of a deprecated API version (CRD versions will be served so)
     const deprecatedApi = { removedRelease: '1.35' };
-    const serveDeprecated = (audit: AuditContext) => {
-      audit.annotate('orch.io/deprecated', 'true');
-      audit.annotate('orch.io/removed-release', deprecatedApi.removedRelease);
-    };
+    const serveDeprecated = (audit: AuditContext) => annotateDeprecated(audit, deprecatedApi.removedRelease);
     const ac = begun('Metadata', 'GET', '/apis/example.orch.io/v1beta1/widgets');
     serveDeprecated(ac);
     const json = eventJson(ac.event('ResponseComplete', t0));
