@@ -18,6 +18,7 @@ export type FeatureSpecs = Readonly<Record<string, FeatureSpec>>;
  * their own table to `defaultFeatureGates`.
  */
 export const KNOWN_FEATURES: FeatureSpecs = freezeSpecs({
+  AnonymousAuthConfigurableEndpoints: { stage: 'BETA', default: true },
   APIResponseCompression: { stage: 'BETA', default: true },
   CBORServingAndStorage: { stage: 'ALPHA', default: false },
   ComponentSLIs: { stage: 'BETA', default: true },

@@ -560,8 +560,9 @@ const FLAGS: readonly AnyFlagSpec[] = [
     type: 'string',
     key: 'authenticationConfigFile',
     help:
-      'File with Authentication Configuration (apiserver.config.orch.io or apiserver.config.k8s.io, v1alpha1, v1beta1 ' +
-      'or v1) to configure the JWT Token authenticator or the anonymous authenticator; re-read when it changes. This ' +
+      'File with Authentication Configuration (apiserver.config.orch.io or apiserver.config.k8s.io, v1alpha1 or ' +
+      'v1beta1) to configure the JWT Token authenticator or the anonymous authenticator; re-read when it changes. ' +
+      'Requires the StructuredAuthenticationConfiguration feature gate. This ' +
       'flag is mutually exclusive with the --oidc-* flags if the file configures the JWT Token authenticator. This flag ' +
       'is mutually exclusive with --anonymous-auth if the file configures the Anonymous authenticator.',
   },

@@ -205,4 +205,12 @@ describe('flags and the configuration file together', () => {
     await assert.rejects(resolveAuthentication(config([`--authentication-config=${file}`, '--anonymous-auth=true']), []),
       { message: 'anonymous: Forbidden: --anonymous-auth flag cannot be set when anonymous field is configured in authentication configuration file' });
   });
+
+  it('follows the feature gates: no file without StructuredAuthenticationConfiguration, no anonymous block without AnonymousAuthConfigurableEndpoints', async () => {
+    writeFileSync(file, `${header}anonymous:\n  enabled: true\n`);
+    await assert.rejects(resolveAuthentication(config([`--authentication-config=${file}`, '--feature-gates=StructuredAuthenticationConfiguration=false']), []),
+      { message: 'set --feature-gates=StructuredAuthenticationConfiguration=true to use authentication-config file' });
+    await assert.rejects(resolveAuthentication(config([`--authentication-config=${file}`, '--feature-gates=AnonymousAuthConfigurableEndpoints=false']), []),
+      { message: 'invalid authentication configuration: anonymous: Forbidden: anonymous is not supported when AnonymousAuthConfigurableEndpoints feature gate is disabled' });
+  });
 });

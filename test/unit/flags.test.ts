@@ -100,6 +100,7 @@ describe('feature gates', () => {
     assert.deepEqual(
       Object.fromEntries(Object.entries(KNOWN_FEATURES).map(([name, spec]) => [name, `${spec.stage}/${spec.default}`])),
       {
+        AnonymousAuthConfigurableEndpoints: 'BETA/true',
         APIResponseCompression: 'BETA/true',
         CBORServingAndStorage: 'ALPHA/false',
         ComponentSLIs: 'BETA/true',

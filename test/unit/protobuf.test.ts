@@ -427,3 +427,16 @@ function metaSchema(list?: string): StructSchema {
   if (!list) return meta;
   return (meta.fields[list] as { items: StructSchema }).items;
 }
+
+describe('lists nested in maps (authentication\'s ExtraValue)', () => {
+  it('writes each list as a message of its items at field 1, and reads it back', async () => {
+    const { userInfoSchema } = await import('../../src/api/authentication/user-info.js');
+    const user = { username: 'u', groups: ['a'], extra: { 'example.com/k': ['x', 'y'], empty: [] } };
+    const bytes = encodeMessage(user, userInfoSchema);
+    // the entry for "empty" is a key and an empty ExtraValue; "example.com/k" holds two items
+    const entry = (k: string, items: string[]) => ld(4, str(1, k), ld(2, ...items.map((i) => str(1, i))));
+    // an empty uid is written, as gogo writes non-pointer strings
+    assert.deepEqual([...bytes], [...str(1, 'u'), ...str(2, ''), ...str(3, 'a'), ...entry('empty', []), ...entry('example.com/k', ['x', 'y'])]);
+    assert.deepEqual(decodeMessage(bytes, userInfoSchema), user);
+  });
+});

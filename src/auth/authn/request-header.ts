@@ -26,6 +26,8 @@ const anyExtendedKeyUsage = '2.5.29.37.0';
 const maxChainLength = 8;
 
 type PeerCertificate = ReturnType<TLSSocket['getPeerCertificate']> & { issuerCertificate?: PeerCertificate; raw?: Buffer };
+/** per connection: no certificate, a certificate that may speak for users (null), or why it may not */
+type Verdict = 'no certificate' | AuthenticationFailure | null;
 
 /** Go's url.PathUnescape: undefined when malformed. */
 function pathUnescape(text: string): string | undefined {
@@ -35,7 +37,7 @@ function pathUnescape(text: string): string | undefined {
 export class RequestHeaderAuthenticator implements Authenticator {
   readonly name = 'request-header';
   private readonly roots: X509Certificate[];
-  private readonly byConnection = new WeakMap<TLSSocket, AuthenticationFailure | null>();
+  private readonly byConnection = new WeakMap<TLSSocket, Verdict>();
   private readonly now: () => number;
 
   constructor(private readonly options: RequestHeaderOptions) {
@@ -46,19 +48,20 @@ export class RequestHeaderAuthenticator implements Authenticator {
 
   authenticate(request: AuthenticationRequest): AuthenticationResult {
     const socket = request.socket;
-    const peer = socket?.getPeerCertificate?.(true) as PeerCertificate | undefined;
-    if (!socket || !peer || !peer.raw) return undefined;
+    if (!socket) return undefined;
     let verdict = this.byConnection.get(socket);
     if (verdict === undefined) {
-      verdict = this.verify(peer);
+      verdict = this.verify(socket.getPeerCertificate?.(true) as PeerCertificate | undefined);
       this.byConnection.set(socket, verdict);
     }
+    if (verdict === 'no certificate') return undefined;
     if (verdict) return verdict;
     return this.fromHeaders(request);
   }
 
   /** null when the certificate may speak for users; the failure otherwise */
-  private verify(peer: PeerCertificate): AuthenticationFailure | null {
+  private verify(peer: PeerCertificate | undefined): Verdict {
+    if (!peer?.raw) return 'no certificate';
     const presented: X509Certificate[] = [];
     for (let c: PeerCertificate | undefined = peer; c?.raw && presented.length < maxChainLength; c = c.issuerCertificate === c ? undefined : c.issuerCertificate) {
       presented.push(new X509Certificate(c.raw));

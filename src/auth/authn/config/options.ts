@@ -43,6 +43,9 @@ export async function resolveAuthentication(config: ServerConfig, serviceAccount
   let algorithms = [...config.oidcSigningAlgs];
 
   if (config.authenticationConfigFile) {
+    if (!config.featureGates.enabled('StructuredAuthenticationConfiguration')) {
+      throw new Error('set --feature-gates=StructuredAuthenticationConfiguration=true to use authentication-config file');
+    }
     const loaded = loadAuthenticationConfiguration(config.authenticationConfigFile);
     structured = loaded.config;
     file = { path: config.authenticationConfigFile, text: loaded.text, anonymous: loaded.config.anonymous };
@@ -64,6 +67,6 @@ export async function resolveAuthentication(config: ServerConfig, serviceAccount
     anonymous = { enabled: config.anonymousAuth, paths: [], fromFile: false };
   }
 
-  const jwt = await validateAuthenticationConfiguration(structured, serviceAccountIssuers);
+  const jwt = await validateAuthenticationConfiguration(structured, serviceAccountIssuers, config.featureGates.enabled('AnonymousAuthConfigurableEndpoints'));
   return { jwt, algorithms, anonymous, file };
 }

@@ -216,7 +216,12 @@ function compileJwt(c: Compiler, a: JwtAuthenticatorConfig, path: string): Compi
  * The configuration's JWT authenticators, compiled, and every problem found, each naming its
  * field. `disallowedIssuers`: the service-account issuers.
  */
-export async function checkAuthenticationConfiguration(config: AuthenticationConfiguration, disallowedIssuers: readonly string[]): Promise<{ compiled: CompiledJwtAuthenticator[]; errors: FieldError[] }> {
+export async function checkAuthenticationConfiguration(
+  config: AuthenticationConfiguration,
+  disallowedIssuers: readonly string[],
+  /** the AnonymousAuthConfigurableEndpoints feature gate */
+  anonymousConfigurable = true,
+): Promise<{ compiled: CompiledJwtAuthenticator[]; errors: FieldError[] }> {
   if (config.jwt.length > maxJwtAuthenticators) {
     return { compiled: [], errors: [{ type: 'FieldValueTooMany', field: 'jwt', detail: `must have at most ${maxJwtAuthenticators} items` }] };
   }
@@ -240,6 +245,9 @@ export async function checkAuthenticationConfiguration(config: AuthenticationCon
       seenDiscovery.add(discovery);
     }
   });
+  if (config.anonymous && !anonymousConfigurable) {
+    c.errors.push(fieldErrors.forbidden('anonymous', 'anonymous is not supported when AnonymousAuthConfigurableEndpoints feature gate is disabled'));
+  }
   if (config.anonymous && !config.anonymous.enabled && (config.anonymous.conditions ?? []).length > 0) {
     c.errors.push(fieldErrors.invalid('anonymous.conditions', config.anonymous.conditions, 'enabled should be set to true when conditions are defined'));
   }
@@ -247,8 +255,8 @@ export async function checkAuthenticationConfiguration(config: AuthenticationCon
 }
 
 /** The compiled JWT authenticators; throws `invalid authentication configuration: ...` naming every bad field. */
-export async function validateAuthenticationConfiguration(config: AuthenticationConfiguration, disallowedIssuers: readonly string[]): Promise<CompiledJwtAuthenticator[]> {
-  const { compiled, errors } = await checkAuthenticationConfiguration(config, disallowedIssuers);
+export async function validateAuthenticationConfiguration(config: AuthenticationConfiguration, disallowedIssuers: readonly string[], anonymousConfigurable = true): Promise<CompiledJwtAuthenticator[]> {
+  const { compiled, errors } = await checkAuthenticationConfiguration(config, disallowedIssuers, anonymousConfigurable);
   if (errors.length > 0) throw new Error(`invalid authentication configuration: ${aggregateFieldErrors(errors)}`);
   return compiled;
 }
