@@ -197,7 +197,8 @@ describe('wire encodings', () => {
   });
 
   describe('every kind round-trips through every encoding', () => {
-    for (const kind of builtinKinds) {
+    // kinds answered without storage (reviews) cannot be read back
+    for (const kind of builtinKinds.filter((k) => !k.virtualCreate)) {
       for (const sent of ['json', 'yaml', 'protobuf', 'cbor']) {
         it(`${kind.resource}: created in ${sent}, read back identically in every encoding`, async () => {
           const sample = structuredClone(samples[kind.group ? `${kind.resource}.${kind.group}` : kind.resource]);
