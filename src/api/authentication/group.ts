@@ -3,7 +3,7 @@
  * unchanged clients hard-code (`kubectl auth whoami`, `kubectl create token`).
  */
 
-import type { KindDeclaration } from '../kind.js';
+import { defaultUnknownFieldLabelMessage, type KindDeclaration } from '../kind.js';
 
 export const authenticationGroup = 'authentication.orch.io';
 export const kubernetesAuthenticationGroup = 'authentication.k8s.io';
@@ -12,3 +12,14 @@ export const kubernetesAuthenticationGroup = 'authentication.k8s.io';
 export function underKubernetesName(kind: KindDeclaration): KindDeclaration {
   return { ...kind, group: kubernetesAuthenticationGroup };
 }
+
+/** What every kind of this group shares: its objects are answered, never stored, so nothing is validated or selected. */
+export const unstoredKindBehaviour = {
+  nameRule: 'dns1123Subdomain',
+  returnDeletedObject: false,
+  allowCreateOnUpdate: false,
+  fieldLabels: {},
+  unknownFieldLabelMessage: defaultUnknownFieldLabelMessage,
+  validate: () => [],
+  validateUpdate: () => [],
+} satisfies Partial<KindDeclaration>;

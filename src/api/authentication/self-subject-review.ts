@@ -3,10 +3,10 @@
  * impersonation; `kubectl auth whoami` asks for it. Answered, never stored.
  */
 import { errors } from '../../status/status-error.js';
-import { defaultUnknownFieldLabelMessage, type KindDeclaration } from '../kind.js';
+import type { KindDeclaration } from '../kind.js';
 import { typeAndMeta } from '../meta.js';
 import { formatTime, s } from '../schema.js';
-import { authenticationGroup } from './group.js';
+import { authenticationGroup, unstoredKindBehaviour } from './group.js';
 import { userInfoBody, userInfoSchema } from './user-info.js';
 
 const selfSubjectReviewStatusSchema = s.struct('SelfSubjectReviewStatus', {
@@ -21,13 +21,7 @@ export const selfSubjectReviewKind: KindDeclaration = {
   schema: s.struct('SelfSubjectReview', typeAndMeta({
     status: selfSubjectReviewStatusSchema,
   }), 'SelfSubjectReview contains the user information that the kube-apiserver has about the user making this request. When using impersonation, users will receive the user info of the user being impersonated.  If impersonation or request header authentication is used, any extra keys will have their case ignored and returned as lowercase.'),
-  nameRule: 'dns1123Subdomain',
-  returnDeletedObject: false,
-  allowCreateOnUpdate: false,
-  fieldLabels: {},
-  unknownFieldLabelMessage: defaultUnknownFieldLabelMessage,
-  validate: () => [],
-  validateUpdate: () => [],
+  ...unstoredKindBehaviour,
   virtualCreate(_body, ctx) {
     if (!ctx.user) throw errors.badRequest('no user present on request');
     return { metadata: { creationTimestamp: formatTime(ctx.now) }, status: { userInfo: userInfoBody(ctx.user) } };

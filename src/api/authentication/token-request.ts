@@ -5,11 +5,11 @@
  * sends; the answer names the group the body named.
  */
 import { errors, fieldErrors, type FieldError } from '../../status/status-error.js';
-import { defaultUnknownFieldLabelMessage, type KindDeclaration, type SubresourceCreate } from '../kind.js';
+import { type KindDeclaration, type SubresourceCreate } from '../kind.js';
 import { typeAndMeta, type KObject } from '../meta.js';
 import { formatTime, s } from '../schema.js';
 import { serviceKey } from '../services.js';
-import { authenticationGroup, underKubernetesName } from './group.js';
+import { authenticationGroup, underKubernetesName, unstoredKindBehaviour } from './group.js';
 
 export interface BoundObjectReference { kind?: string; apiVersion?: string; name?: string; uid?: string }
 
@@ -68,13 +68,7 @@ export const tokenRequestKind: KindDeclaration = {
     spec: tokenRequestSpecSchema,
     status: tokenRequestStatusSchema,
   }), 'TokenRequest requests a token for a given service account.'),
-  nameRule: 'dns1123Subdomain',
-  returnDeletedObject: false,
-  allowCreateOnUpdate: false,
-  fieldLabels: {},
-  unknownFieldLabelMessage: defaultUnknownFieldLabelMessage,
-  validate: () => [],
-  validateUpdate: () => [],
+  ...unstoredKindBehaviour,
 };
 tokenRequestKind.schema.proto = { metadata: 1, spec: 2, status: 3 };
 

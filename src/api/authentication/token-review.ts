@@ -4,11 +4,11 @@
  */
 import type { UserInfo } from '../../auth/user.js';
 import { errors } from '../../status/status-error.js';
-import { defaultUnknownFieldLabelMessage, type KindDeclaration } from '../kind.js';
+import type { KindDeclaration } from '../kind.js';
 import { typeAndMeta, type KObject } from '../meta.js';
 import { s } from '../schema.js';
 import { serviceKey } from '../services.js';
-import { authenticationGroup } from './group.js';
+import { authenticationGroup, unstoredKindBehaviour } from './group.js';
 import { userInfoBody, userInfoSchema } from './user-info.js';
 
 /** What the server's token authenticators say about a token. */
@@ -53,13 +53,7 @@ export const tokenReviewKind: KindDeclaration = {
     spec: tokenReviewSpecSchema,
     status: tokenReviewStatusSchema,
   }), 'TokenReview attempts to authenticate a token to a known user. Note: TokenReview requests may be cached by the webhook token authenticator plugin in the kube-apiserver.'),
-  nameRule: 'dns1123Subdomain',
-  returnDeletedObject: false,
-  allowCreateOnUpdate: false,
-  fieldLabels: {},
-  unknownFieldLabelMessage: defaultUnknownFieldLabelMessage,
-  validate: () => [],
-  validateUpdate: () => [],
+  ...unstoredKindBehaviour,
   async virtualCreate(body, ctx) {
     const review = body as TokenReviewBody;
     const token = review.spec?.token ?? '';
