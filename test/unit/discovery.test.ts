@@ -32,6 +32,7 @@ const namespaceVerbs = ['create', 'delete', 'get', 'list', 'patch', 'update', 'w
 const eventsGroupVersion = { groupVersion: 'events.orch.io/v1', version: 'v1' };
 const authGroupVersion = { groupVersion: 'authentication.orch.io/v1', version: 'v1' };
 const coordinationGroupVersion = { groupVersion: 'coordination.orch.io/v1', version: 'v1' };
+const rbacGroupVersion = { groupVersion: 'rbac.authorization.orch.io/v1', version: 'v1' };
 
 describe('legacy discovery', () => {
   it('GET /api lists v1 and the server address, without apiVersion', () => {
@@ -50,6 +51,7 @@ describe('legacy discovery', () => {
         { name: 'authentication.orch.io', versions: [authGroupVersion], preferredVersion: authGroupVersion },
         { name: 'coordination.orch.io', versions: [coordinationGroupVersion], preferredVersion: coordinationGroupVersion },
         { name: 'events.orch.io', versions: [eventsGroupVersion], preferredVersion: eventsGroupVersion },
+        { name: 'rbac.authorization.orch.io', versions: [rbacGroupVersion], preferredVersion: rbacGroupVersion },
       ],
     });
   });
@@ -233,6 +235,18 @@ describe('aggregated discovery', () => {
             resource: 'events', responseKind: { group: '', version: '', kind: 'Event' }, scope: 'Namespaced',
             singularResource: 'event', verbs: allVerbs, shortNames: ['ev'],
           }],
+          freshness: 'Current',
+        }],
+      }, {
+        metadata: { name: 'rbac.authorization.orch.io', creationTimestamp: null },
+        versions: [{
+          version: 'v1',
+          resources: [
+            { resource: 'clusterrolebindings', responseKind: { group: '', version: '', kind: 'ClusterRoleBinding' }, scope: 'Cluster', singularResource: 'clusterrolebinding', verbs: allVerbs },
+            { resource: 'clusterroles', responseKind: { group: '', version: '', kind: 'ClusterRole' }, scope: 'Cluster', singularResource: 'clusterrole', verbs: allVerbs },
+            { resource: 'rolebindings', responseKind: { group: '', version: '', kind: 'RoleBinding' }, scope: 'Namespaced', singularResource: 'rolebinding', verbs: allVerbs },
+            { resource: 'roles', responseKind: { group: '', version: '', kind: 'Role' }, scope: 'Namespaced', singularResource: 'role', verbs: allVerbs },
+          ],
           freshness: 'Current',
         }],
       }],

@@ -29,6 +29,7 @@ const saGvk = { group: '', kind: 'ServiceAccount', version: 'v1' };
 const indexKeys = [
   'api', 'api/v1', 'apis', 'apis/authentication.orch.io', 'apis/authentication.orch.io/v1',
   'apis/coordination.orch.io', 'apis/coordination.orch.io/v1', 'apis/events.orch.io', 'apis/events.orch.io/v1',
+  'apis/rbac.authorization.orch.io', 'apis/rbac.authorization.orch.io/v1',
 ];
 
 /** Both spellings of an extension, which must agree (kubectl reads only the Kubernetes one). */
@@ -111,6 +112,7 @@ describe('definitions (v2)', () => {
       assert.deepEqual(ext(v2.definitions[`${meta}.${kind}`], 'group-version-kind'), [
         { group: '', kind, version: 'v1' }, { group: 'authentication.orch.io', kind, version: 'v1' },
         { group: 'coordination.orch.io', kind, version: 'v1' }, { group: 'events.orch.io', kind, version: 'v1' },
+        { group: 'rbac.authorization.orch.io', kind, version: 'v1' },
       ]);
     }
     assert.equal(ext(v2.definitions[`${meta}.ObjectMeta`], 'group-version-kind'), undefined);
@@ -137,6 +139,14 @@ describe('definitions (v2)', () => {
       'io.orch.api.authentication.v1.TokenRequestStatus': ['token', 'expirationTimestamp'],
       'io.orch.api.authentication.v1.TokenReview': ['spec'], 'io.orch.api.authentication.v1.TokenReviewSpec': undefined,
       'io.orch.api.authentication.v1.TokenReviewStatus': undefined, 'io.orch.api.authentication.v1.UserInfo': undefined,
+      'io.orch.api.rbac.v1.Role': undefined, 'io.orch.api.rbac.v1.RoleList': ['items'],
+      'io.orch.api.rbac.v1.ClusterRole': undefined, 'io.orch.api.rbac.v1.ClusterRoleList': ['items'],
+      'io.orch.api.rbac.v1.RoleBinding': ['roleRef'], 'io.orch.api.rbac.v1.RoleBindingList': ['items'],
+      'io.orch.api.rbac.v1.ClusterRoleBinding': ['roleRef'], 'io.orch.api.rbac.v1.ClusterRoleBindingList': ['items'],
+      'io.orch.api.rbac.v1.PolicyRule': ['verbs'], 'io.orch.api.rbac.v1.AggregationRule': undefined,
+      'io.orch.api.rbac.v1.Subject': ['kind', 'name'], 'io.orch.api.rbac.v1.RoleRef': ['apiGroup', 'kind', 'name'],
+      // Kubernetes declares these in meta/v1; here the first kind using them names them
+      'io.orch.api.rbac.v1.LabelSelector': undefined, 'io.orch.api.rbac.v1.LabelSelectorRequirement': ['key', 'operator'],
       [`${meta}.ObjectMeta`]: undefined, [`${meta}.ListMeta`]: undefined, [`${meta}.ManagedFieldsEntry`]: undefined,
       [`${meta}.OwnerReference`]: ['apiVersion', 'kind', 'name', 'uid'],
       [`${meta}.Status`]: undefined, [`${meta}.StatusDetails`]: undefined, [`${meta}.StatusCause`]: undefined,

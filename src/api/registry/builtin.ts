@@ -9,6 +9,8 @@ import { secretKind } from '../core/secret.js';
 import { serviceAccountKind } from '../core/service-account.js';
 import { eventKind } from '../events/event.js';
 import type { KindDeclaration } from '../kind.js';
+import { clusterRoleBindingKind, roleBindingKind } from '../rbac/bindings.js';
+import { clusterRoleKind, roleKind } from '../rbac/roles.js';
 
 /**
  * Core kinds first, so that types the groups share (EventSource) are named by the core package in
@@ -17,4 +19,5 @@ import type { KindDeclaration } from '../kind.js';
 export const builtinKinds: readonly KindDeclaration[] = [
   namespaceKind, serviceAccountKind, secretKind, configMapKind, coreEventKind, eventKind, leaseKind,
   tokenReviewKind, selfSubjectReviewKind,
+  roleKind, clusterRoleKind, roleBindingKind, clusterRoleBindingKind,
 ];
