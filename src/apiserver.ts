@@ -13,6 +13,8 @@ import { NamespaceLifecycle } from './admission/plugins/namespace-lifecycle.js';
 import { ensurePki, writeKubeconfig } from './auth/pki.js';
 import { namespaceFinalizer, namespaceKind } from './api/core/namespace.js';
 import { serviceAccountKind } from './api/core/service-account.js';
+import { clusterRoleBindingKind } from './api/rbac/bindings.js';
+import { clusterRoleKind } from './api/rbac/roles.js';
 import { withKubernetesAliases } from './api/registry/alias.js';
 import { ApiRegistry } from './api/registry/api-registry.js';
 import { builtinKinds } from './api/registry/builtin.js';
@@ -22,6 +24,7 @@ import type { ServerConfig } from './config/flags.js';
 import { offeredEncodings } from './codec/media-types.js';
 import { GarbageCollector } from './controllers/garbage-collector/garbage-collector.js';
 import { NamespaceController, controllerManager } from './controllers/namespace-controller.js';
+import { reconcileBootstrapPolicy } from './controllers/rbac/bootstrap-reconciler.js';
 import { ServiceAccountController } from './controllers/service-account-controller.js';
 import { TokenSecretController } from './controllers/token-secret-controller.js';
 import { secretKind } from './api/core/secret.js';
@@ -90,6 +93,7 @@ export async function startApiServer(config: ServerConfig, log: Logger): Promise
     ['bootstrap-controller', false],
     ['start-service-account-controller', false],
     ['start-namespace-controller', false],
+    ...(config.authorizationModes.includes('RBAC') ? [['rbac/bootstrap-roles', false] as const] : []),
   ]);
 
   // auditing first: a malformed policy or an unusable backend refuses start before anything else
@@ -145,7 +149,7 @@ export async function startApiServer(config: ServerConfig, log: Logger): Promise
   });
   const onHealthFailure = (check: string, reason: string) => log.warn({ check, reason }, 'health check failed');
   let address = '';
-  const authorizer = authorization(config);
+  const { authorizer, rbacIndex } = authorization(config, { readModel });
   const services = new Services();
   const authn = await authentication(config, {
     log, lookup: readModelLookup(readModel), pkiDir: join(config.dataDir, 'pki'), clientCaPem: tls.ca,
@@ -207,6 +211,10 @@ export async function startApiServer(config: ServerConfig, log: Logger): Promise
     }
   }
   postStartHooks.set('bootstrap-controller', true);
+  if (rbacIndex) {
+    await reconcileBootstrapPolicy(readModel, { clusterRoles: stores.of(clusterRoleKind), clusterRoleBindings: stores.of(clusterRoleBindingKind) }, bootstrapContext);
+    postStartHooks.set('rbac/bootstrap-roles', true);
+  }
 
   // controllers
   const onControllerError = (err: unknown) => log.error({ err }, 'controller error');
@@ -231,6 +239,7 @@ export async function startApiServer(config: ServerConfig, log: Logger): Promise
         if (config.shutdownDelayMs > 0) await new Promise((r) => setTimeout(r, config.shutdownDelayMs));
         for (const c of controllers) c.stop();
         authn.stop();
+        rbacIndex?.stop();
         for (const listener of [...shutdownListeners]) listener();
         await hub.closeAll();
         changeLog.close();

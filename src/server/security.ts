@@ -30,7 +30,8 @@ import { WebhookTokenAuthenticator } from '../auth/authn/webhook/webhook-token.j
 import { WebSocketProtocolAuthenticator } from '../auth/authn/websocket-protocol.js';
 import { X509Authenticator } from '../auth/authn/x509.js';
 import { privilegedGroupAuthorizer, UnionAuthorizer } from '../auth/authz/authorizer.js';
-import { authorizersFor } from '../auth/authz/modes.js';
+import { authorizersFor, type AuthorizationSources } from '../auth/authz/modes.js';
+import type { RbacPolicyIndex } from '../auth/authz/rbac/policy-index.js';
 import { serviceAccountTokenIssuer } from '../api/authentication/token-request.js';
 import { tokenReviewer } from '../api/authentication/token-review.js';
 import type { Services } from '../api/services.js';
@@ -164,6 +165,7 @@ export async function authentication(config: ServerConfig, parts: Authentication
   return { authenticator, discovery, tokenGenerator, stop: () => jwt.stop() };
 }
 
-export function authorization(config: ServerConfig): UnionAuthorizer {
-  return new UnionAuthorizer([privilegedGroupAuthorizer, ...authorizersFor(config.authorizationModes)]);
+export function authorization(config: ServerConfig, sources: AuthorizationSources): { authorizer: UnionAuthorizer; rbacIndex: RbacPolicyIndex | undefined } {
+  const { authorizers, rbacIndex } = authorizersFor(config.authorizationModes, sources);
+  return { authorizer: new UnionAuthorizer([privilegedGroupAuthorizer, ...authorizers]), rbacIndex };
 }

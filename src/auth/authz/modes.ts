@@ -1,15 +1,32 @@
 /** The authorization modes `--authorization-mode` names, each built into an Authorizer. */
+import type { ReadModel } from '../../store/read-model.js';
 import type { Authorizer } from './authorizer.js';
+import { RbacPolicyIndex } from './rbac/policy-index.js';
+import { RbacAuthorizer } from './rbac/rbac-authorizer.js';
 
 const alwaysAllow: Authorizer = { name: 'AlwaysAllow', authorize: () => ({ decision: 'Allow', reason: '' }) };
 const alwaysDeny: Authorizer = { name: 'AlwaysDeny', authorize: () => ({ decision: 'Deny', reason: 'Everything is forbidden.' }) };
 
-const builtin: Readonly<Record<string, Authorizer>> = { AlwaysAllow: alwaysAllow, AlwaysDeny: alwaysDeny };
+/** What the modes read their policy from. */
+export interface AuthorizationSources {
+  readModel: ReadModel;
+}
 
-export function authorizersFor(modes: readonly string[]): Authorizer[] {
-  return modes.map((mode) => {
-    const authorizer = builtin[mode];
-    if (!authorizer) throw new Error(`authorization mode ${JSON.stringify(mode)} is not supported`);
-    return authorizer;
+/** The authorizers of `modes`, in order, and the RBAC index when a mode needs it. */
+export interface BuiltAuthorizers {
+  authorizers: Authorizer[];
+  rbacIndex: RbacPolicyIndex | undefined;
+}
+
+export function authorizersFor(modes: readonly string[], sources: AuthorizationSources): BuiltAuthorizers {
+  let rbacIndex: RbacPolicyIndex | undefined;
+  const authorizers = modes.map((mode): Authorizer => {
+    switch (mode) {
+      case 'AlwaysAllow': return alwaysAllow;
+      case 'AlwaysDeny': return alwaysDeny;
+      case 'RBAC': return new RbacAuthorizer((rbacIndex ??= new RbacPolicyIndex(sources.readModel)));
+      default: throw new Error(`authorization mode ${JSON.stringify(mode)} is not supported`);
+    }
   });
+  return { authorizers, rbacIndex };
 }
