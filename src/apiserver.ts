@@ -13,6 +13,7 @@ import { NamespaceLifecycle } from './admission/plugins/namespace-lifecycle.js';
 import { ensurePki, writeKubeconfig } from './auth/pki.js';
 import { namespaceFinalizer, namespaceKind } from './api/core/namespace.js';
 import { serviceAccountKind } from './api/core/service-account.js';
+import { accessReviewer } from './api/authorization/reviews.js';
 import { clusterRoleBindingKind } from './api/rbac/bindings.js';
 import { clusterRoleKind } from './api/rbac/roles.js';
 import { withKubernetesAliases } from './api/registry/alias.js';
@@ -123,6 +124,8 @@ export async function startApiServer(config: ServerConfig, log: Logger): Promise
   postStartHooks.set('generic-apiserver-start-informers', true);
 
   // the API: the runtime registry, admission, and the generic store of every served kind
+  // authorization reads its policy from the read model; the access reviews ask it
+  const { authorizer, rbacIndex } = authorization(config, { readModel });
   const kinds = new ApiRegistry(config.kubernetesGroupAliases ? withKubernetesAliases(builtinKinds) : builtinKinds);
   const admission = new AdmissionChain([new NamespaceLifecycle(readModel, immortalNamespaces)]);
   const stores = new ResourceStores(kinds, { readModel, writer, snapshots: new SnapshotCache(config.continueTtlMs), admission, config });
@@ -149,8 +152,7 @@ export async function startApiServer(config: ServerConfig, log: Logger): Promise
   });
   const onHealthFailure = (check: string, reason: string) => log.warn({ check, reason }, 'health check failed');
   let address = '';
-  const { authorizer, rbacIndex } = authorization(config, { readModel });
-  const services = new Services();
+  const services = new Services().set(accessReviewer, authorizer);
   const authn = await authentication(config, {
     log, lookup: readModelLookup(readModel), pkiDir: join(config.dataDir, 'pki'), clientCaPem: tls.ca,
     externalAddress: `${hostForUrl(config.advertiseAddress ?? config.bindAddress)}:${config.securePort}`, services,

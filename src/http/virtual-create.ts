@@ -53,6 +53,8 @@ export class VirtualCreates {
     const hook = kind.virtualCreate as NonNullable<KindDeclaration['virtualCreate']>;
     const w = parseWriteQuery(ex.query, 'CreateOptions');
     const { object } = await decode(ex, [kind], w.fieldValidation, this.deps.maxRequestBodyBytes);
+    const invalid = kind.validate(object);
+    if (invalid.length > 0) throw errors.invalid(kind, object.metadata.name ?? '', invalid);
     const result = await hook(object, this.context(ex, namespace, w.dryRun));
     ex.sendObject(201, answer(kind, result));
   }

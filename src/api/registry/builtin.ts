@@ -1,6 +1,7 @@
 /** The kinds this server serves from the start, each declared once under src/api/<group>/. */
 import { selfSubjectReviewKind } from '../authentication/self-subject-review.js';
 import { tokenReviewKind } from '../authentication/token-review.js';
+import { accessReviewKinds } from '../authorization/reviews.js';
 import { leaseKind } from '../coordination/lease.js';
 import { configMapKind } from '../core/config-map.js';
 import { coreEventKind } from '../core/event.js';
@@ -19,5 +20,5 @@ import { clusterRoleKind, roleKind } from '../rbac/roles.js';
 export const builtinKinds: readonly KindDeclaration[] = [
   namespaceKind, serviceAccountKind, secretKind, configMapKind, coreEventKind, eventKind, leaseKind,
   tokenReviewKind, selfSubjectReviewKind,
-  roleKind, clusterRoleKind, roleBindingKind, clusterRoleBindingKind,
+  roleKind, clusterRoleKind, roleBindingKind, clusterRoleBindingKind, ...accessReviewKinds,
 ];

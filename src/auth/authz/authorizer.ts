@@ -20,18 +20,35 @@ export interface Attributes {
 
 export type Decision = { decision: 'Allow' | 'Deny' | 'NoOpinion'; reason: string };
 
+export interface ResourceRule { verbs: string[]; apiGroups?: string[]; resources?: string[]; resourceNames?: string[] }
+export interface NonResourceRule { verbs: string[]; nonResourceURLs?: string[] }
+
+/** What a user may do in a namespace, as far as a mode can tell (Kubernetes' RuleResolver). */
+export interface RuleSet {
+  resourceRules: ResourceRule[];
+  nonResourceRules: NonResourceRule[];
+  /** true when a mode cannot list what it would allow */
+  incomplete: boolean;
+  evaluationError?: string;
+}
+
 export interface Authorizer {
   /** the mode's name (`RBAC`, `Webhook`, ...) */
   readonly name: string;
   authorize(attributes: Attributes): Decision | Promise<Decision>;
+  /** the rules the mode grants `user` in `namespace`; absent where a mode cannot enumerate them */
+  rulesFor?(user: UserInfo, namespace: string): RuleSet;
 }
 
 export const noOpinion: Decision = Object.freeze({ decision: 'NoOpinion', reason: '' });
+export const noRules = (): RuleSet => ({ resourceRules: [], nonResourceRules: [], incomplete: false });
 
 /** kube-apiserver's privileged-group authorizer, always first in the chain. */
 export const privilegedGroupAuthorizer: Authorizer = {
   name: 'privileged-group',
   authorize: (a) => (a.user.groups.includes(privilegedGroup) ? { decision: 'Allow', reason: '' } : noOpinion),
+  // as in Kubernetes, it lists nothing: masters see the rules their RBAC bindings give them
+  rulesFor: noRules,
 };
 
 export class UnionAuthorizer implements Authorizer {
@@ -47,5 +64,19 @@ export class UnionAuthorizer implements Authorizer {
       if (d.reason) reasons.push(d.reason);
     }
     return { decision: 'NoOpinion', reason: reasons.join('\n') };
+  }
+
+  /** every mode's rules together; incomplete when a mode cannot list its own */
+  rulesFor(user: UserInfo, namespace: string): RuleSet {
+    const all = noRules();
+    for (const authorizer of this.authorizers) {
+      if (!authorizer.rulesFor) { all.incomplete = true; continue; }
+      const r = authorizer.rulesFor(user, namespace);
+      all.resourceRules.push(...r.resourceRules);
+      all.nonResourceRules.push(...r.nonResourceRules);
+      all.incomplete ||= r.incomplete;
+      if (r.evaluationError) all.evaluationError = all.evaluationError ? `${all.evaluationError}, ${r.evaluationError}` : r.evaluationError;
+    }
+    return all;
   }
 }

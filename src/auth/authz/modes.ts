@@ -1,11 +1,19 @@
 /** The authorization modes `--authorization-mode` names, each built into an Authorizer. */
 import type { ReadModel } from '../../store/read-model.js';
-import type { Authorizer } from './authorizer.js';
+import { noRules, type Authorizer } from './authorizer.js';
 import { RbacPolicyIndex } from './rbac/policy-index.js';
 import { RbacAuthorizer } from './rbac/rbac-authorizer.js';
 
-const alwaysAllow: Authorizer = { name: 'AlwaysAllow', authorize: () => ({ decision: 'Allow', reason: '' }) };
-const alwaysDeny: Authorizer = { name: 'AlwaysDeny', authorize: () => ({ decision: 'Deny', reason: 'Everything is forbidden.' }) };
+const alwaysAllow: Authorizer = {
+  name: 'AlwaysAllow',
+  authorize: () => ({ decision: 'Allow', reason: '' }),
+  rulesFor: () => ({
+    resourceRules: [{ verbs: ['*'], apiGroups: ['*'], resources: ['*'] }],
+    nonResourceRules: [{ verbs: ['*'], nonResourceURLs: ['*'] }],
+    incomplete: false,
+  }),
+};
+const alwaysDeny: Authorizer = { name: 'AlwaysDeny', authorize: () => ({ decision: 'Deny', reason: 'Everything is forbidden.' }), rulesFor: noRules };
 
 /** What the modes read their policy from. */
 export interface AuthorizationSources {

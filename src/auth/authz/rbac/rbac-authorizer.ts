@@ -2,7 +2,8 @@
  * The RBAC mode: allowed when a rule of a role bound to the user (or one of its groups) covers the
  * request; NoOpinion otherwise, so that later modes may decide (plugin/pkg/auth/authorizer/rbac).
  */
-import { noOpinion, type Attributes, type Authorizer, type Decision } from '../authorizer.js';
+import type { UserInfo } from '../../user.js';
+import { noOpinion, noRules, type Attributes, type Authorizer, type Decision, type RuleSet } from '../authorizer.js';
 import type { Grant, RbacPolicyIndex } from './policy-index.js';
 import { ruleAllows } from './rule.js';
 
@@ -27,5 +28,19 @@ export class RbacAuthorizer implements Authorizer {
       return allowedBy !== undefined;
     });
     return allowedBy ? { decision: 'Allow', reason: `RBAC: allowed by ${describeGrant(allowedBy)}` } : noOpinion;
+  }
+
+  rulesFor(user: UserInfo, namespace: string): RuleSet {
+    const rules = noRules();
+    this.index.visitGrants(user, namespace, ({ rules: granted }) => {
+      for (const { source: r } of granted) {
+        if (r.resources?.length) {
+          rules.resourceRules.push({ verbs: r.verbs ?? [], apiGroups: r.apiGroups, resources: r.resources, resourceNames: r.resourceNames });
+        }
+        if (r.nonResourceURLs?.length) rules.nonResourceRules.push({ verbs: r.verbs ?? [], nonResourceURLs: r.nonResourceURLs });
+      }
+      return false;
+    });
+    return rules;
   }
 }

@@ -1,0 +1,120 @@
+/**
+ * authorization/v1 SubjectAccessReview, LocalSubjectAccessReview, SelfSubjectAccessReview and
+ * SelfSubjectRulesReview: create-only kinds answered by asking the server's own authorizer
+ * (pkg/registry/authorization in Kubernetes), never stored.
+ */
+import type { Attributes, UnionAuthorizer } from '../../auth/authz/authorizer.js';
+import type { UserInfo } from '../../auth/user.js';
+import { errors, fieldErrors, type FieldError } from '../../status/status-error.js';
+import type { KindDeclaration, VirtualCreateContext } from '../kind.js';
+import type { KObject } from '../meta.js';
+import type { StructSchema } from '../schema.js';
+import { serviceKey } from '../services.js';
+import { unstoredKindBehaviour } from '../authentication/group.js';
+import {
+  localSubjectAccessReviewSchema, selfSubjectAccessReviewSchema, selfSubjectRulesReviewSchema, subjectAccessReviewSchema,
+} from './schemas.js';
+
+export const authorizationGroup = 'authorization.orch.io';
+
+/** The server's own authorizer chain, which the reviews ask. */
+export const accessReviewer = serviceKey<UnionAuthorizer>('authorizer');
+
+interface ResourceAttributes { namespace?: string; verb?: string; group?: string; version?: string; resource?: string; subresource?: string; name?: string }
+interface NonResourceAttributes { path?: string; verb?: string }
+interface AccessReviewSpec {
+  resourceAttributes?: ResourceAttributes;
+  nonResourceAttributes?: NonResourceAttributes;
+  user?: string;
+  groups?: string[];
+  extra?: Record<string, string[]>;
+  uid?: string;
+}
+interface ReviewObject extends KObject { spec?: AccessReviewSpec & { namespace?: string }; status?: unknown }
+
+/** ValidateSubjectAccessReviewSpec / ValidateSelfSubjectAccessReviewSpec */
+function validateAttributes(spec: AccessReviewSpec): FieldError[] {
+  const errs: FieldError[] = [];
+  if (spec.resourceAttributes && spec.nonResourceAttributes) {
+    errs.push(fieldErrors.invalid('spec.nonResourceAttributes', spec.nonResourceAttributes, 'cannot be specified in combination with resourceAttributes'));
+  }
+  if (!spec.resourceAttributes && !spec.nonResourceAttributes) {
+    // Kubernetes passes the nil pointer, which its field errors print as the string "null"
+    errs.push(fieldErrors.invalid('spec.resourceAttributes', 'null', 'exactly one of nonResourceAttributes or resourceAttributes must be specified'));
+  }
+  return errs;
+}
+
+function validateSubject(spec: AccessReviewSpec): FieldError[] {
+  return spec.user || spec.groups?.length ? [] : [fieldErrors.invalid('spec.user', spec.user ?? '', 'at least one of user or group must be specified')];
+}
+
+function attributesOf(user: UserInfo, spec: AccessReviewSpec): Attributes {
+  const r = spec.resourceAttributes;
+  if (r) {
+    return {
+      user, verb: r.verb ?? '', isResourceRequest: true, path: '', namespace: r.namespace ?? '', apiGroup: r.group ?? '',
+      apiVersion: r.version ?? '', resource: r.resource ?? '', subresource: r.subresource ?? '', name: r.name ?? '',
+    };
+  }
+  const n = spec.nonResourceAttributes ?? {};
+  return { user, verb: n.verb ?? '', isResourceRequest: false, path: n.path ?? '', namespace: '', apiGroup: '', apiVersion: '', resource: '', subresource: '', name: '' };
+}
+
+function specUser(spec: AccessReviewSpec): UserInfo {
+  return { name: spec.user ?? '', uid: spec.uid, groups: spec.groups ?? [], extra: spec.extra };
+}
+
+function requestUser(ctx: VirtualCreateContext): UserInfo {
+  if (!ctx.user) throw errors.internal(new Error('no user on the request'));
+  return ctx.user;
+}
+
+function reviewKind(kind: string, schema: StructSchema, namespaced: boolean, validate: (spec: AccessReviewSpec) => FieldError[],
+  answer: (review: ReviewObject, ctx: VirtualCreateContext) => Promise<unknown> | unknown): KindDeclaration {
+  return {
+    group: authorizationGroup, version: 'v1', kind, listKind: `${kind}List`, resource: `${kind.toLowerCase()}s`, singular: kind.toLowerCase(),
+    shortNames: [], namespaced, verbs: ['create'], schema,
+    ...unstoredKindBehaviour,
+    validate: (obj) => validate((obj as ReviewObject).spec ?? {}),
+    virtualCreate: async (body, ctx) => {
+      const review = body as ReviewObject;
+      review.status = await answer(review, ctx);
+      return review;
+    },
+  };
+}
+
+async function accessStatus(authorizer: UnionAuthorizer, attributes: Attributes): Promise<Record<string, unknown>> {
+  const d = await authorizer.authorize(attributes);
+  const status: Record<string, unknown> = { allowed: d.decision === 'Allow' };
+  if (d.decision === 'Deny') status.denied = true;
+  if (d.reason) status.reason = d.reason;
+  return status;
+}
+
+const authorizerOf = (ctx: VirtualCreateContext): UnionAuthorizer => ctx.services.get(accessReviewer);
+
+/** The four review kinds, answered by the server's authorizer. */
+export const accessReviewKinds: readonly KindDeclaration[] = [
+  reviewKind('SubjectAccessReview', subjectAccessReviewSchema, false, (spec) => [...validateAttributes(spec), ...validateSubject(spec)],
+    (review, ctx) => accessStatus(authorizerOf(ctx), attributesOf(specUser(review.spec ?? {}), review.spec ?? {}))),
+  reviewKind('LocalSubjectAccessReview', localSubjectAccessReviewSchema, true, (spec) => [
+    ...validateAttributes(spec), ...validateSubject(spec),
+    ...(spec.nonResourceAttributes ? [fieldErrors.invalid('spec.nonResourceAttributes', spec.nonResourceAttributes, 'disallowed on this kind of request')] : []),
+  ], (review, ctx) => {
+    const spec = review.spec ?? {};
+    const namespace = ctx.namespace ?? '';
+    const attributes = spec.resourceAttributes ?? {};
+    if (attributes.namespace && attributes.namespace !== namespace) throw errors.badRequest(`spec.resourceAttributes.namespace must match namespace: ${namespace}`);
+    return accessStatus(authorizerOf(ctx), attributesOf(specUser(spec), { ...spec, resourceAttributes: { ...attributes, namespace } }));
+  }),
+  reviewKind('SelfSubjectAccessReview', selfSubjectAccessReviewSchema, false, validateAttributes,
+    (review, ctx) => accessStatus(authorizerOf(ctx), attributesOf(requestUser(ctx), review.spec ?? {}))),
+  reviewKind('SelfSubjectRulesReview', selfSubjectRulesReviewSchema, false, () => [], (review, ctx) => {
+    const namespace = review.spec?.namespace;
+    if (!namespace) throw errors.badRequest('no namespace on request');
+    const { evaluationError, ...rules } = authorizerOf(ctx).rulesFor(requestUser(ctx), namespace);
+    return evaluationError ? { ...rules, evaluationError } : rules;
+  }),
+];
