@@ -10,6 +10,7 @@ import type { Logger } from 'pino';
 import { AdmissionChain } from './admission/admission.js';
 import { setUpAuditing } from './audit/setup.js';
 import { NamespaceLifecycle } from './admission/plugins/namespace-lifecycle.js';
+import { RbacEscalationCheck } from './admission/plugins/rbac-escalation.js';
 import { ensurePki, writeKubeconfig } from './auth/pki.js';
 import { namespaceFinalizer, namespaceKind } from './api/core/namespace.js';
 import { serviceAccountKind } from './api/core/service-account.js';
@@ -25,6 +26,7 @@ import type { ServerConfig } from './config/flags.js';
 import { offeredEncodings } from './codec/media-types.js';
 import { GarbageCollector } from './controllers/garbage-collector/garbage-collector.js';
 import { NamespaceController, controllerManager } from './controllers/namespace-controller.js';
+import { ClusterRoleAggregationController } from './controllers/rbac/aggregation-controller.js';
 import { reconcileBootstrapPolicy } from './controllers/rbac/bootstrap-reconciler.js';
 import { ServiceAccountController } from './controllers/service-account-controller.js';
 import { TokenSecretController } from './controllers/token-secret-controller.js';
@@ -127,7 +129,10 @@ export async function startApiServer(config: ServerConfig, log: Logger): Promise
   // authorization reads its policy from the read model; the access reviews ask it
   const { authorizer, rbacIndex } = authorization(config, { readModel });
   const kinds = new ApiRegistry(config.kubernetesGroupAliases ? withKubernetesAliases(builtinKinds) : builtinKinds);
-  const admission = new AdmissionChain([new NamespaceLifecycle(readModel, immortalNamespaces)]);
+  const admission = new AdmissionChain([
+    new NamespaceLifecycle(readModel, immortalNamespaces),
+    ...(rbacIndex ? [new RbacEscalationCheck(authorizer, rbacIndex)] : []),
+  ]);
   const stores = new ResourceStores(kinds, { readModel, writer, snapshots: new SnapshotCache(config.continueTtlMs), admission, config });
   postStartHooks.set('start-apiserver-admission-initializer', true);
 
@@ -223,6 +228,7 @@ export async function startApiServer(config: ServerConfig, log: Logger): Promise
   const controllers = [
     new ServiceAccountController(readModel, stores.of(serviceAccountKind), onControllerError),
     new NamespaceController(readModel, stores.of(namespaceKind), () => stores.namespaced(), onControllerError),
+    ...(rbacIndex ? [new ClusterRoleAggregationController(readModel, rbacIndex, stores.of(clusterRoleKind), onControllerError)] : []),
     ...(config.enableGarbageCollector ? [new GarbageCollector({ readModel, kinds, storeOf: (k) => stores.of(k), onError: onControllerError })] : []),
     ...(authn.tokenGenerator ? [new TokenSecretController(readModel, stores.of(secretKind), authn.tokenGenerator, pki.caCertPem, onControllerError)] : []),
   ];

@@ -17,6 +17,16 @@ function expectForbidden(res: HttpResponse, message: string): void {
   assert.equal(res.json.message, message);
 }
 
+/** waits until the aggregation controller has filled a ClusterRole's rules */
+async function aggregated(server: TestServer, name: string): Promise<Array<Record<string, string[]>>> {
+  for (let attempt = 0; attempt < 200; attempt++) {
+    const rules = (await request(server, `${rbac}/clusterroles/${name}`)).json.rules;
+    if (rules?.length) return rules;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  assert.fail(`${name} was never aggregated`);
+}
+
 /** the read model applies a committed write before answering it; a decision right after must see it */
 async function create(server: TestServer, path: string, body: object): Promise<void> {
   const res = await request(server, path, { method: 'POST', body });
@@ -169,6 +179,43 @@ describe('authorization with --authorization-mode RBAC and anonymous requests', 
   });
 });
 
+describe('ClusterRole aggregation', () => {
+  let server: TestServer;
+  before(async () => { server = await startServer({ args: ['--authorization-mode', 'RBAC'] }); });
+  after(async () => { await server?.dispose(); });
+
+  it('fills admin, edit and view from the labelled roles, and follows their changes and deletion', async () => {
+    const view = await aggregated(server, 'view');
+    assert.ok(view.some((r) => r.resources?.includes('configmaps') && r.verbs.includes('list')), JSON.stringify(view));
+    assert.ok(!view.some((r) => r.resources?.includes('secrets')), 'view does not read secrets');
+    const edit = await aggregated(server, 'edit');
+    assert.ok(edit.some((r) => r.resources?.includes('secrets')), JSON.stringify(edit));
+    await create(server, `${rbac}/clusterroles`, {
+      apiVersion: 'rbac.authorization.orch.io/v1', kind: 'ClusterRole',
+      metadata: { name: 'lease-viewer', labels: { 'rbac.authorization.k8s.io/aggregate-to-view': 'true' } },
+      rules: [{ apiGroups: ['coordination.k8s.io'], resources: ['leases'], verbs: ['get'] }],
+    });
+    const hasLeases = async (name: string) => ((await request(server, `${rbac}/clusterroles/${name}`)).json.rules ?? [])
+      .some((r: { resources?: string[] }) => r.resources?.includes('leases'));
+    const eventually = async (check: () => Promise<boolean>, what: string) => {
+      for (let attempt = 0; attempt < 200; attempt++) { if (await check()) return; await new Promise((r) => setTimeout(r, 50)); }
+      assert.fail(what);
+    };
+    // through view into edit, and through edit into admin
+    await eventually(() => hasLeases('admin'), 'admin never got the leases rule');
+    assert.ok(await hasLeases('view'));
+    const jane = userFor(server, 'jane');
+    await create(server, `${rbac}/namespaces/default/rolebindings`, {
+      apiVersion: 'rbac.authorization.orch.io/v1', kind: 'RoleBinding', metadata: { name: 'jane-views' },
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'view' }, subjects: [{ kind: 'User', name: 'jane' }],
+    });
+    assert.equal((await request(server, '/apis/coordination.k8s.io/v1/namespaces/default/leases/x', { credentials: jane })).status, 404);
+    assert.equal((await request(server, `${rbac}/clusterroles/lease-viewer`, { method: 'DELETE' })).status, 200);
+    await eventually(async () => !(await hasLeases('view')) && !(await hasLeases('admin')), 'the leases rule stayed after its role was deleted');
+    assert.equal((await request(server, '/apis/coordination.k8s.io/v1/namespaces/default/leases/x', { credentials: jane })).status, 403);
+  });
+});
+
 describe('bootstrap policy reconciliation across restarts', () => {
   it('recreates deleted defaults, restores missing rules and subjects, keeps additions and opted-out roles', async () => {
     let server = await startServer({ args: ['--authorization-mode', 'RBAC'] });
@@ -198,5 +245,83 @@ describe('bootstrap policy reconciliation across restarts', () => {
     } finally {
       await server.dispose();
     }
+  });
+});
+
+describe('RBAC escalation prevention', () => {
+  let server: TestServer;
+  let jane: Credentials;
+  const ns = `${rbac}/namespaces/default`;
+  const role = (name: string, rules: object[]) => ({ apiVersion: 'rbac.authorization.orch.io/v1', kind: 'Role', metadata: { name }, rules });
+  const bindingTo = (name: string, kind: string, roleName: string) => ({
+    apiVersion: 'rbac.authorization.orch.io/v1', kind: 'RoleBinding', metadata: { name },
+    roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind, name: roleName }, subjects: [{ kind: 'User', name: 'someone' }],
+  });
+  const asJane = (path: string, body: object) => request(server, path, { method: 'POST', credentials: jane, body });
+
+  before(async () => {
+    server = await startServer({ args: ['--authorization-mode', 'RBAC'] });
+    jane = userFor(server, 'jane', ['dev']);
+    await create(server, `${ns}/roles`, role('rbac-manager', [
+      { apiGroups: ['rbac.authorization.k8s.io'], resources: ['roles', 'rolebindings'], verbs: ['create', 'update', 'get'] },
+      { apiGroups: [''], resources: ['configmaps'], verbs: ['get', 'list'] },
+    ]));
+    await create(server, `${ns}/rolebindings`, {
+      apiVersion: 'rbac.authorization.orch.io/v1', kind: 'RoleBinding', metadata: { name: 'jane-manages' },
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'rbac-manager' }, subjects: [{ kind: 'User', name: 'jane' }],
+    });
+  });
+  after(async () => { await server?.dispose(); });
+
+  it('lets a user grant what they hold, and refuses more with Kubernetes\' message', async () => {
+    assert.equal((await asJane(`${ns}/roles`, role('cm-get', [{ apiGroups: [''], resources: ['configmaps'], verbs: ['get'] }]))).status, 201);
+    const res = await asJane(`${ns}/roles`, role('secrets', [
+      { apiGroups: [''], resources: ['secrets', 'configmaps'], verbs: ['get', 'delete'] },
+      { apiGroups: [''], resources: ['configmaps'], verbs: ['list'] },
+    ]));
+    expectForbidden(res, 'roles.rbac.authorization.orch.io "secrets" is forbidden: user "jane" (groups=["dev" "system:authenticated"]) is attempting to grant RBAC permissions not currently held:\n'
+      + '{APIGroups:[""], Resources:["configmaps"], Verbs:["delete"]}\n{APIGroups:[""], Resources:["secrets"], Verbs:["get" "delete"]}');
+  });
+
+  it('refuses bindings to roles the user does not hold or that do not exist, unless the user may bind them', async () => {
+    await aggregated(server, 'edit');
+    const toEdit = await asJane(`${ns}/rolebindings`, bindingTo('to-edit', 'ClusterRole', 'edit'));
+    assert.equal(toEdit.status, 403, toEdit.body);
+    assert.match(toEdit.json.message, /^rolebindings.rbac.authorization.orch.io "to-edit" is forbidden: user "jane" \(groups=\["dev" "system:authenticated"\]\) is attempting to grant RBAC permissions not currently held:\n/);
+    // configmaps get and list are held; the rest of edit is not
+    assert.match(toEdit.json.message, /^\{APIGroups:\[""\], Resources:\["configmaps"\], Verbs:\["create" "delete" "deletecollection" "patch" "update" "watch"\]\}$/m);
+    assert.match(toEdit.json.message, /^\{APIGroups:\[""\], Resources:\["secrets"\], Verbs:\["create" "delete" "deletecollection" "patch" "update" "get" "list" "watch"\]\}$/m);
+    expectForbidden(await asJane(`${ns}/rolebindings`, bindingTo('to-nothing', 'Role', 'nope')),
+      'rolebindings.rbac.authorization.orch.io "to-nothing" is forbidden: roles.rbac.authorization.k8s.io "nope" not found');
+    assert.equal((await asJane(`${ns}/rolebindings`, bindingTo('to-cm-get', 'Role', 'cm-get'))).status, 201);
+    await create(server, `${rbac}/clusterroles`, {
+      apiVersion: 'rbac.authorization.orch.io/v1', kind: 'ClusterRole', metadata: { name: 'bind-edit' },
+      rules: [{ apiGroups: ['rbac.authorization.k8s.io'], resources: ['clusterroles'], resourceNames: ['edit'], verbs: ['bind'] }],
+    });
+    await create(server, `${rbac}/clusterrolebindings`, {
+      apiVersion: 'rbac.authorization.orch.io/v1', kind: 'ClusterRoleBinding', metadata: { name: 'jane-binds-edit' },
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'bind-edit' }, subjects: [{ kind: 'User', name: 'jane' }],
+    });
+    assert.equal((await asJane(`${ns}/rolebindings`, bindingTo('to-edit', 'ClusterRole', 'edit'))).status, 201);
+  });
+
+  it('lets a user with escalate grant anything, and keeps aggregationRule to full authority', async () => {
+    await create(server, `${rbac}/clusterroles`, {
+      apiVersion: 'rbac.authorization.orch.io/v1', kind: 'ClusterRole', metadata: { name: 'escalator' },
+      rules: [
+        { apiGroups: ['rbac.authorization.orch.io'], resources: ['roles'], verbs: ['escalate', 'create'] },
+        { apiGroups: ['rbac.authorization.orch.io'], resources: ['clusterroles'], verbs: ['create'] },
+      ],
+    });
+    await create(server, `${rbac}/clusterrolebindings`, {
+      apiVersion: 'rbac.authorization.orch.io/v1', kind: 'ClusterRoleBinding', metadata: { name: 'jane-escalates' },
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'escalator' }, subjects: [{ kind: 'User', name: 'jane' }],
+    });
+    assert.equal((await asJane(`${ns}/roles`, role('anything', [{ apiGroups: ['*'], resources: ['*'], verbs: ['*'] }]))).status, 201);
+    const gathering = await asJane(`${rbac}/clusterroles`, {
+      apiVersion: 'rbac.authorization.orch.io/v1', kind: 'ClusterRole', metadata: { name: 'gathers' },
+      aggregationRule: { clusterRoleSelectors: [{ matchLabels: { x: 'y' } }] },
+    });
+    expectForbidden(gathering, 'clusterroles.rbac.authorization.orch.io "gathers" is forbidden: must have cluster-admin privileges to use the aggregationRule');
   });
 });

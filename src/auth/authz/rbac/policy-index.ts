@@ -115,6 +115,8 @@ export class RbacPolicyIndex {
     return roleRef.kind === 'Role' && namespace ? this.roleRules.get(`${namespace}/${roleRef.name}`) ?? [] : [];
   }
 
+  hasRole(namespace: string, name: string): boolean { return this.roleRules.has(`${namespace}/${name}`); }
+
   clusterRoleRulesOf(name: string): readonly CompiledRule[] | undefined { return this.clusterRoleRules.get(name); }
 
   /**
