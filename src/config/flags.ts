@@ -310,9 +310,9 @@ type AnyFlagSpec = { [T in FlagType]: FlagSpec<T> }[FlagType];
 const nonNegative = (value: number, flag: string) =>
   value < 0 ? `${flag} can not be negative value` : undefined;
 
-const SUPPORTED_AUTHORIZATION_MODES = ['AlwaysAllow', 'AlwaysDeny', 'RBAC'];
+const SUPPORTED_AUTHORIZATION_MODES = ['AlwaysAllow', 'AlwaysDeny', 'Node', 'RBAC'];
 /** Kubernetes' other modes: known, so they get a clearer message than a typo does. */
-const PLANNED_AUTHORIZATION_MODES = ['ABAC', 'Webhook', 'Node'];
+const PLANNED_AUTHORIZATION_MODES = ['ABAC', 'Webhook'];
 
 function validateAuthorizationModes(modes: string[]): string | undefined {
   if (modes.length === 0) return 'at least one authorization-mode must be passed';

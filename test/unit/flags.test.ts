@@ -515,7 +515,7 @@ describe('parseFlags', () => {
 
     it('validates authorization modes', () => {
       rejects(['--authorization-mode=ABAC'], 'authorization-mode "ABAC" is not supported yet');
-      rejects(['--authorization-mode=AlwaysAllow,Node'], 'authorization-mode "Node" is not supported yet');
+      rejects(['--authorization-mode=AlwaysAllow,Webhook'], 'authorization-mode "Webhook" is not supported yet');
       rejects(['--authorization-mode=Foo'], 'authorization-mode "Foo" is not a valid mode');
       rejects(['--authorization-mode='], 'at least one authorization-mode must be passed');
       rejects(

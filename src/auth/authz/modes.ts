@@ -1,6 +1,7 @@
 /** The authorization modes `--authorization-mode` names, each built into an Authorizer. */
 import type { ReadModel } from '../../store/read-model.js';
 import { noRules, type Authorizer } from './authorizer.js';
+import { NodeAuthorizer } from './node/node-authorizer.js';
 import { RbacPolicyIndex } from './rbac/policy-index.js';
 import { RbacAuthorizer } from './rbac/rbac-authorizer.js';
 
@@ -32,6 +33,7 @@ export function authorizersFor(modes: readonly string[], sources: AuthorizationS
     switch (mode) {
       case 'AlwaysAllow': return alwaysAllow;
       case 'AlwaysDeny': return alwaysDeny;
+      case 'Node': return new NodeAuthorizer();
       case 'RBAC': return new RbacAuthorizer((rbacIndex ??= new RbacPolicyIndex(sources.readModel)));
       default: throw new Error(`authorization mode ${JSON.stringify(mode)} is not supported`);
     }
