@@ -96,6 +96,11 @@ describe('npm start', () => {
     const server = { url: started.url, admin: adminCredentials(dir) };
     const created = await request(server, '/api/v1/namespaces', { method: 'POST', body: { metadata: { name: 'before-sigterm' } } });
     assert.equal(created.status, 201, created.body);
+    // secure by default: Node,RBAC with anonymous requests, so probes pass and nothing else does
+    assert.equal((await request(server, '/readyz', { credentials: null })).status, 200);
+    const anonymous = await request(server, '/api/v1/namespaces', { credentials: null });
+    assert.equal(anonymous.status, 403, anonymous.body);
+    assert.equal(anonymous.json.message, 'namespaces is forbidden: User "system:anonymous" cannot list resource "namespaces" in API group "" at the cluster scope');
 
     started.npm.kill('SIGTERM'); // the npm process only, as `kill <pid of npm>` does
     assert.equal(await started.exited, 0, JSON.stringify(started.entries));
