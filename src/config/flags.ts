@@ -32,6 +32,7 @@ export interface ServerConfig {
   readonly clientCaFile?: string;
   readonly anonymousAuth: boolean;
   readonly authorizationModes: string[];
+  readonly authorizationPolicyFile?: string;
   /** Absolute. */
   readonly dataDir: string;
   readonly enableGarbageCollector: boolean;
@@ -310,9 +311,9 @@ type AnyFlagSpec = { [T in FlagType]: FlagSpec<T> }[FlagType];
 const nonNegative = (value: number, flag: string) =>
   value < 0 ? `${flag} can not be negative value` : undefined;
 
-const SUPPORTED_AUTHORIZATION_MODES = ['AlwaysAllow', 'AlwaysDeny', 'Node', 'RBAC'];
+const SUPPORTED_AUTHORIZATION_MODES = ['ABAC', 'AlwaysAllow', 'AlwaysDeny', 'Node', 'RBAC'];
 /** Kubernetes' other modes: known, so they get a clearer message than a typo does. */
-const PLANNED_AUTHORIZATION_MODES = ['ABAC', 'Webhook'];
+const PLANNED_AUTHORIZATION_MODES = ['Webhook'];
 
 function validateAuthorizationModes(modes: string[]): string | undefined {
   if (modes.length === 0) return 'at least one authorization-mode must be passed';
@@ -601,6 +602,12 @@ const FLAGS: readonly AnyFlagSpec[] = [
       'Ordered list of plug-ins to do authorization on secure port. Comma-delimited list of: ' +
       `${SUPPORTED_AUTHORIZATION_MODES.join(',')} (${PLANNED_AUTHORIZATION_MODES.join(', ')} are not supported yet).`,
     validate: validateAuthorizationModes,
+  },
+  {
+    name: 'authorization-policy-file',
+    type: 'string',
+    key: 'authorizationPolicyFile',
+    help: 'File with authorization policy in json line by line format, used with --authorization-mode=ABAC, on the secure port.',
   },
   {
     name: 'bind-address',
@@ -1162,6 +1169,11 @@ export function parseFlags(
       throw new FlagError(`${flagFor(a)} and ${flagFor(b)} must be specified together`);
     }
   }
+
+  // kube-apiserver's authorization options validation
+  const abac = (values.get('authorizationModes') as string[]).includes('ABAC');
+  if (abac && !values.get('authorizationPolicyFile')) throw new FlagError('authorization-mode ABAC\'s authorization policy file not passed');
+  if (!abac && values.get('authorizationPolicyFile')) throw new FlagError('cannot specify --authorization-policy-file without mode ABAC');
 
   values.set('dataDir', resolve(values.get('dataDir') as string));
   values.set('explicitFlags', [...explicit].sort());

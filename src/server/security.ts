@@ -166,6 +166,6 @@ export async function authentication(config: ServerConfig, parts: Authentication
 }
 
 export function authorization(config: ServerConfig, sources: AuthorizationSources): { authorizer: UnionAuthorizer; rbacIndex: RbacPolicyIndex | undefined } {
-  const { authorizers, rbacIndex } = authorizersFor(config.authorizationModes, sources);
+  const { authorizers, rbacIndex } = authorizersFor(config.authorizationModes, { ...sources, policyFile: config.authorizationPolicyFile });
   return { authorizer: new UnionAuthorizer([privilegedGroupAuthorizer, ...authorizers]), rbacIndex };
 }

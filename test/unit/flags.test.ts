@@ -425,7 +425,7 @@ describe('parseFlags', () => {
     const help = helpText();
     const names = [...help.matchAll(/^ {2}(?:-\w, | {4})--([\w-]+)/gm)].map((match) => match[1]);
     assert.deepEqual(names, [...names].sort());
-    assert.equal(names.length, 91); // 32, kube-apiserver's 30 audit flags and 29 authentication flags
+    assert.equal(names.length, 92); // 33, kube-apiserver's 30 audit flags and 29 authentication flags
     assert.match(help, /^ {6}--secure-port int +The port .* \(default 6443\)$/m);
     assert.match(help, /^ {6}--bind-address ip +.*loopback.* \(default 127\.0\.0\.1\)$/m);
     assert.match(help, /^ {6}--anonymous-auth +Enables .* \(default true\)$/m);
@@ -514,7 +514,7 @@ describe('parseFlags', () => {
     });
 
     it('validates authorization modes', () => {
-      rejects(['--authorization-mode=ABAC'], 'authorization-mode "ABAC" is not supported yet');
+      rejects(['--authorization-mode=Webhook'], 'authorization-mode "Webhook" is not supported yet');
       rejects(['--authorization-mode=AlwaysAllow,Webhook'], 'authorization-mode "Webhook" is not supported yet');
       rejects(['--authorization-mode=Foo'], 'authorization-mode "Foo" is not a valid mode');
       rejects(['--authorization-mode='], 'at least one authorization-mode must be passed');

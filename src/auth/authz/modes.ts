@@ -1,6 +1,8 @@
 /** The authorization modes `--authorization-mode` names, each built into an Authorizer. */
 import type { ReadModel } from '../../store/read-model.js';
 import { noRules, type Authorizer } from './authorizer.js';
+import { AbacAuthorizer } from './abac/abac-authorizer.js';
+import { loadPolicyFile } from './abac/policy-file.js';
 import { NodeAuthorizer } from './node/node-authorizer.js';
 import { RbacPolicyIndex } from './rbac/policy-index.js';
 import { RbacAuthorizer } from './rbac/rbac-authorizer.js';
@@ -19,6 +21,8 @@ const alwaysDeny: Authorizer = { name: 'AlwaysDeny', authorize: () => ({ decisio
 /** What the modes read their policy from. */
 export interface AuthorizationSources {
   readModel: ReadModel;
+  /** --authorization-policy-file, for ABAC */
+  policyFile?: string;
 }
 
 /** The authorizers of `modes`, in order, and the RBAC index when a mode needs it. */
@@ -34,6 +38,7 @@ export function authorizersFor(modes: readonly string[], sources: AuthorizationS
       case 'AlwaysAllow': return alwaysAllow;
       case 'AlwaysDeny': return alwaysDeny;
       case 'Node': return new NodeAuthorizer();
+      case 'ABAC': return new AbacAuthorizer(loadPolicyFile(sources.policyFile as string));
       case 'RBAC': return new RbacAuthorizer((rbacIndex ??= new RbacPolicyIndex(sources.readModel)));
       default: throw new Error(`authorization mode ${JSON.stringify(mode)} is not supported`);
     }
