@@ -52,7 +52,7 @@ export class ClusterRoleAggregationController {
     private readonly clusterRoles: ObjectStore,
     private readonly onError: (err: unknown) => void,
   ) {
-    this.unsubscribe = index.onUpdate(() => this.schedule());
+    this.unsubscribe = index.onUpdate((resources) => { if (resources.has(rbacResources.clusterRoles)) this.schedule(); });
     this.schedule();
   }
 

@@ -61,7 +61,7 @@ export class RbacPolicyIndex {
   /** `<namespace>|<subject key>` (namespace empty for ClusterRoleBindings) → bindings */
   private readonly bySubject = new MultiMap<IndexedBinding>();
   private readonly unsubscribe: () => void;
-  private readonly listeners = new Set<() => void>();
+  private readonly listeners = new Set<(resources: ReadonlySet<string>) => void>();
 
   constructor(readModel: ReadModel) {
     for (const resource of Object.values(rbacResources)) {
@@ -72,20 +72,20 @@ export class RbacPolicyIndex {
 
   stop(): void { this.unsubscribe(); }
 
-  /** called after each batch of RBAC changes is indexed (the aggregation controller listens) */
-  onUpdate(listener: () => void): () => void {
+  /** called after each batch of RBAC changes is indexed, with the resources it touched */
+  onUpdate(listener: (resources: ReadonlySet<string>) => void): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
   }
 
   private onChanges(changes: readonly ObjectChange[]): void {
-    let touched = false;
+    const touched = new Set<string>();
     for (const c of changes) {
       if (!isRbacResource(c.resource)) continue;
-      touched = true;
+      touched.add(c.resource);
       this.apply(c.resource, c.path, c.type === 'DELETED' ? undefined : c.object.object);
     }
-    if (touched) for (const listener of this.listeners) listener();
+    if (touched.size) for (const listener of this.listeners) listener(touched);
   }
 
   private apply(resource: string, path: string, obj: Readonly<KObject> | undefined): void {
