@@ -22,6 +22,19 @@ const samples: Record<string, Record<string, unknown>> = {
   // core/v1 Events: a converted view of events.events.orch.io
   events: { metadata: { name: 'enc-cev' }, involvedObject: { kind: 'Pod', name: 'p', namespace: 'encodings' }, reason: 'Started', message: 'core hello', source: { component: 'kubelet', host: 'n1' }, firstTimestamp: '2026-01-02T03:04:05Z', lastTimestamp: '2026-01-02T03:04:06Z', count: 2, type: 'Normal' },
   'leases.coordination.orch.io': { metadata: { name: 'enc-lease' }, spec: { holderIdentity: 'me', leaseDurationSeconds: 15, leaseTransitions: 0, renewTime: '2026-01-02T03:04:05.000001Z' } },
+  'roles.rbac.authorization.orch.io': { metadata: { name: 'enc-role' }, rules: [{ verbs: ['get', 'list'], apiGroups: [''], resources: ['configmaps'], resourceNames: ['a'] }] },
+  'clusterroles.rbac.authorization.orch.io': {
+    metadata: { name: 'enc-clusterrole' }, rules: [{ verbs: ['get'], nonResourceURLs: ['/healthz'] }],
+    aggregationRule: { clusterRoleSelectors: [{ matchLabels: { a: 'b' }, matchExpressions: [{ key: 'c', operator: 'In', values: ['d'] }] }] },
+  },
+  'rolebindings.rbac.authorization.orch.io': {
+    metadata: { name: 'enc-rolebinding' }, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'r' },
+    subjects: [{ kind: 'User', apiGroup: 'rbac.authorization.k8s.io', name: 'jane' }, { kind: 'ServiceAccount', name: 'sa', namespace: 'default' }],
+  },
+  'clusterrolebindings.rbac.authorization.orch.io': {
+    metadata: { name: 'enc-clusterrolebinding' }, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'r' },
+    subjects: [{ kind: 'Group', apiGroup: 'rbac.authorization.k8s.io', name: 'dev' }],
+  },
   'events.events.orch.io': { metadata: { name: 'enc-ev' }, eventTime: '2026-01-02T03:04:05.123456Z', action: 'Create', reason: 'Started', reportingController: 'orch.io/test', reportingInstance: 'i-1', type: 'Warning', note: 'hello', regarding: { kind: 'Pod', name: 'p', namespace: 'encodings' }, series: { count: 2, lastObservedTime: '2026-01-02T03:04:06.000001Z' } },
 };
 
