@@ -32,6 +32,7 @@ const namespaceVerbs = ['create', 'delete', 'get', 'list', 'patch', 'update', 'w
 const eventsGroupVersion = { groupVersion: 'events.orch.io/v1', version: 'v1' };
 const authGroupVersion = { groupVersion: 'authentication.orch.io/v1', version: 'v1' };
 const coordinationGroupVersion = { groupVersion: 'coordination.orch.io/v1', version: 'v1' };
+const authzGroupVersion = { groupVersion: 'authorization.orch.io/v1', version: 'v1' };
 const rbacGroupVersion = { groupVersion: 'rbac.authorization.orch.io/v1', version: 'v1' };
 
 describe('legacy discovery', () => {
@@ -49,6 +50,7 @@ describe('legacy discovery', () => {
       apiVersion: 'v1',
       groups: [
         { name: 'authentication.orch.io', versions: [authGroupVersion], preferredVersion: authGroupVersion },
+        { name: 'authorization.orch.io', versions: [authzGroupVersion], preferredVersion: authzGroupVersion },
         { name: 'coordination.orch.io', versions: [coordinationGroupVersion], preferredVersion: coordinationGroupVersion },
         { name: 'events.orch.io', versions: [eventsGroupVersion], preferredVersion: eventsGroupVersion },
         { name: 'rbac.authorization.orch.io', versions: [rbacGroupVersion], preferredVersion: rbacGroupVersion },
@@ -217,6 +219,18 @@ describe('aggregated discovery', () => {
           freshness: 'Current',
         }],
       })), {
+        metadata: { name: 'authorization.orch.io', creationTimestamp: null },
+        versions: [{
+          version: 'v1',
+          resources: [
+            { resource: 'localsubjectaccessreviews', responseKind: { group: '', version: '', kind: 'LocalSubjectAccessReview' }, scope: 'Namespaced', singularResource: 'localsubjectaccessreview', verbs: ['create'] },
+            { resource: 'selfsubjectaccessreviews', responseKind: { group: '', version: '', kind: 'SelfSubjectAccessReview' }, scope: 'Cluster', singularResource: 'selfsubjectaccessreview', verbs: ['create'] },
+            { resource: 'selfsubjectrulesreviews', responseKind: { group: '', version: '', kind: 'SelfSubjectRulesReview' }, scope: 'Cluster', singularResource: 'selfsubjectrulesreview', verbs: ['create'] },
+            { resource: 'subjectaccessreviews', responseKind: { group: '', version: '', kind: 'SubjectAccessReview' }, scope: 'Cluster', singularResource: 'subjectaccessreview', verbs: ['create'] },
+          ],
+          freshness: 'Current',
+        }],
+      }, {
         metadata: { name: 'coordination.orch.io', creationTimestamp: null },
         versions: [{
           version: 'v1',

@@ -28,7 +28,7 @@ const saName = 'io.orch.api.core.v1.ServiceAccount';
 const saGvk = { group: '', kind: 'ServiceAccount', version: 'v1' };
 const indexKeys = [
   'api', 'api/v1', 'apis', 'apis/authentication.orch.io', 'apis/authentication.orch.io/v1',
-  'apis/coordination.orch.io', 'apis/coordination.orch.io/v1', 'apis/events.orch.io', 'apis/events.orch.io/v1',
+  'apis/authorization.orch.io', 'apis/authorization.orch.io/v1', 'apis/coordination.orch.io', 'apis/coordination.orch.io/v1', 'apis/events.orch.io', 'apis/events.orch.io/v1',
   'apis/rbac.authorization.orch.io', 'apis/rbac.authorization.orch.io/v1',
 ];
 
@@ -111,7 +111,7 @@ describe('definitions (v2)', () => {
     for (const kind of ['DeleteOptions', 'WatchEvent']) {
       assert.deepEqual(ext(v2.definitions[`${meta}.${kind}`], 'group-version-kind'), [
         { group: '', kind, version: 'v1' }, { group: 'authentication.orch.io', kind, version: 'v1' },
-        { group: 'coordination.orch.io', kind, version: 'v1' }, { group: 'events.orch.io', kind, version: 'v1' },
+        { group: 'authorization.orch.io', kind, version: 'v1' }, { group: 'coordination.orch.io', kind, version: 'v1' }, { group: 'events.orch.io', kind, version: 'v1' },
         { group: 'rbac.authorization.orch.io', kind, version: 'v1' },
       ]);
     }
@@ -139,6 +139,13 @@ describe('definitions (v2)', () => {
       'io.orch.api.authentication.v1.TokenRequestStatus': ['token', 'expirationTimestamp'],
       'io.orch.api.authentication.v1.TokenReview': ['spec'], 'io.orch.api.authentication.v1.TokenReviewSpec': undefined,
       'io.orch.api.authentication.v1.TokenReviewStatus': undefined, 'io.orch.api.authentication.v1.UserInfo': undefined,
+      'io.orch.api.authorization.v1.LocalSubjectAccessReview': ['spec'], 'io.orch.api.authorization.v1.SelfSubjectAccessReview': ['spec'],
+      'io.orch.api.authorization.v1.SelfSubjectRulesReview': ['spec'], 'io.orch.api.authorization.v1.SubjectAccessReview': ['spec'],
+      'io.orch.api.authorization.v1.NonResourceAttributes': undefined, 'io.orch.api.authorization.v1.ResourceAttributes': undefined,
+      'io.orch.api.authorization.v1.NonResourceRule': ['verbs'], 'io.orch.api.authorization.v1.ResourceRule': ['verbs'],
+      'io.orch.api.authorization.v1.SelfSubjectAccessReviewSpec': undefined, 'io.orch.api.authorization.v1.SelfSubjectRulesReviewSpec': undefined,
+      'io.orch.api.authorization.v1.SubjectAccessReviewSpec': undefined, 'io.orch.api.authorization.v1.SubjectAccessReviewStatus': ['allowed'],
+      'io.orch.api.authorization.v1.SubjectRulesReviewStatus': ['resourceRules', 'nonResourceRules', 'incomplete'],
       'io.orch.api.rbac.v1.Role': undefined, 'io.orch.api.rbac.v1.RoleList': ['items'],
       'io.orch.api.rbac.v1.ClusterRole': undefined, 'io.orch.api.rbac.v1.ClusterRoleList': ['items'],
       'io.orch.api.rbac.v1.RoleBinding': ['roleRef'], 'io.orch.api.rbac.v1.RoleBindingList': ['items'],
