@@ -9,7 +9,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { OidcIssuer } from '../../test/support/oidc-issuer.js';
-import { TokenWebhook } from '../../test/support/token-webhook.js';
+import { ReviewWebhook } from '../../test/support/review-webhook.js';
 import { agentFor, call } from '../support.js';
 import {
   LoadProcess, fmt, measureRounds, one, ratio, spread, startServer,
@@ -37,7 +37,7 @@ export const scenario: Scenario = {
     const work = mkdtempSync(join(tmpdir(), 'orch-bench-authn-'));
     const issuer = await new OidcIssuer('bench-idp').start();
     await issuer.addKey('k1');
-    const webhook = await new TokenWebhook('bench-webhook', (review) => (review.spec.token === 'bench-webhook-token'
+    const webhook = await new ReviewWebhook('bench-webhook', (review) => (review.spec.token === 'bench-webhook-token'
       ? { authenticated: true, user: { username: 'webhook-user', groups: ['wh'] } }
       : { authenticated: false })).start();
     webhook.writeKubeconfig(join(work, 'webhook.kubeconfig'));

@@ -25,7 +25,7 @@ import { BoundTokenValidator, LegacyTokenValidator } from '../auth/authn/service
 import { TokenFileAuthenticator } from '../auth/authn/token-file.js';
 import { TokenReviewService } from '../auth/authn/token-reviewer.js';
 import { TokenUnion, type TokenAuthenticator } from '../auth/authn/token.js';
-import { loadWebhookKubeconfig } from '../auth/authn/webhook/kubeconfig.js';
+import { loadWebhookKubeconfig } from '../auth/webhook/kubeconfig.js';
 import { WebhookTokenAuthenticator } from '../auth/authn/webhook/webhook-token.js';
 import { WebSocketProtocolAuthenticator } from '../auth/authn/websocket-protocol.js';
 import { X509Authenticator } from '../auth/authn/x509.js';

@@ -17,7 +17,7 @@ import { clientCert, testCa, userFor, type TestCa } from '../support/certs.js';
 import { kubectl, tokenKubeconfig } from '../support/kube-clients.js';
 import { OidcIssuer } from '../support/oidc-issuer.js';
 import { request, startServer, type Credentials, type HttpResponse, type TestServer } from '../support/server.js';
-import { TokenWebhook, type Review } from '../support/token-webhook.js';
+import { ReviewWebhook, type Review } from '../support/review-webhook.js';
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
 const b64url = (o: object) => Buffer.from(JSON.stringify(o)).toString('base64url');
@@ -26,7 +26,7 @@ describe('OIDC issuer, token webhook and authenticating proxy', () => {
   let server: TestServer;
   let work: string;
   let issuer: OidcIssuer;
-  let webhook: TokenWebhook;
+  let webhook: ReviewWebhook;
   let proxyCa: TestCa;
   const secrets: string[] = [];
 
@@ -43,7 +43,7 @@ describe('OIDC issuer, token webhook and authenticating proxy', () => {
     await issuer.addKey('k1', 'RS256');
     await issuer.addKey('k-ec', 'ES256');
     writeFileSync(join(work, 'idp-ca.crt'), issuer.ca.pem);
-    webhook = await new TokenWebhook('webhook', (review: Review) => {
+    webhook = await new ReviewWebhook('webhook', (review: Review) => {
       const token = review.spec.token as string;
       if (token === 'wh-good-token' || token === 'wh-retry-token') {
         return { authenticated: true, user: { username: 'webhook-user', uid: 'w-1', groups: ['wh'], extra: { 'example.com/x': ['1'] } }, audiences: review.spec.audiences };

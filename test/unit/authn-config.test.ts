@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import fc from 'fast-check';
 import { parseAuthenticationConfiguration } from '../../src/auth/authn/config/authentication-config.js';
-import { CompiledExpression } from '../../src/auth/authn/config/cel.js';
+import { CompiledExpression } from '../../src/auth/cel/expression.js';
 import { resolveAuthentication } from '../../src/auth/authn/config/options.js';
 import { validateAuthenticationConfiguration } from '../../src/auth/authn/config/validation.js';
 import { ClaimMappingError, mapClaims } from '../../src/auth/authn/jwt/claim-mapping.js';

@@ -17,7 +17,8 @@ import { AuthenticationFailure, UnionAuthenticator, type AuthenticationRequest, 
 import { bearerToken, BearerTokenAuthenticator } from '../../src/auth/authn/bearer-token.js';
 import { BootstrapTokenAuthenticator } from '../../src/auth/authn/bootstrap-token.js';
 import { CsvError, parseCsv } from '../../src/auth/authn/csv.js';
-import { ExpiringCache, tokenKey } from '../../src/auth/authn/token-cache.js';
+import { ExpiringCache } from '../../src/auth/expiring-cache.js';
+import { tokenKey } from '../../src/auth/authn/token-cache.js';
 import { TokenFileAuthenticator } from '../../src/auth/authn/token-file.js';
 import { BearerToken, TokenUnion, type TokenAuthenticator } from '../../src/auth/authn/token.js';
 import type { KObject } from '../../src/api/meta.js';

@@ -7,7 +7,7 @@ import { X509Certificate } from 'node:crypto';
 import { fieldErrors, formatFieldError, type FieldError } from '../../../status/status-error.js';
 import { isDns1123Subdomain } from '../../../api/validation/names.js';
 import type { AuthenticationConfiguration, JwtAuthenticatorConfig, PrefixedClaimOrExpression } from './authentication-config.js';
-import type { CelVariable, CompiledExpression } from './cel.js';
+import type { CelVariable, CompiledExpression } from '../../cel/expression.js';
 
 export interface CompiledRule { expression: CompiledExpression; message: string }
 
@@ -30,7 +30,7 @@ export function aggregateFieldErrors(errs: readonly FieldError[]): string {
   return bodies.length === 1 ? bodies[0] : `[${bodies.join(', ')}]`;
 }
 
-type CelModule = typeof import('./cel.js');
+type CelModule = typeof import('../../cel/expression.js');
 
 class Compiler {
   readonly errors: FieldError[] = [];
@@ -228,7 +228,7 @@ export async function checkAuthenticationConfiguration(
   const hasExpression = config.jwt.some((a) => (a.claimValidationRules ?? []).some((r) => r.expression)
     || a.claimMappings.username?.expression || a.claimMappings.groups?.expression || a.claimMappings.uid?.expression
     || (a.claimMappings.extra ?? []).length > 0 || (a.userValidationRules ?? []).length > 0);
-  const c = new Compiler(hasExpression ? await import('./cel.js') : undefined);
+  const c = new Compiler(hasExpression ? await import('../../cel/expression.js') : undefined);
   const compiled: CompiledJwtAuthenticator[] = [];
   const seenIssuers = new Set<string>();
   const seenDiscovery = new Set<string>();

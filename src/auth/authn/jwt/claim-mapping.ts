@@ -6,7 +6,7 @@
  */
 import type { JWTPayload } from 'jose';
 import type { UserInfo } from '../../user.js';
-import { celInput, toStringList } from '../config/cel-values.js';
+import { celInput, toStringList } from '../../cel/values.js';
 import type { CompiledJwtAuthenticator, CompiledRule } from '../config/validation.js';
 
 export class ClaimMappingError extends Error {}

@@ -9,7 +9,7 @@ import type { JWTPayload, JWTVerifyGetKey, JWTVerifyResult } from 'jose';
 import { loadJose } from '../jose-loader.js';
 import { AuthenticationFailure } from '../authenticator.js';
 import type { BearerToken, TokenAuthenticator, TokenResult, TokenSuccess } from '../token.js';
-import { ExpiringCache } from '../token-cache.js';
+import { ExpiringCache } from '../../expiring-cache.js';
 import type { CompiledJwtAuthenticator } from '../config/validation.js';
 import { ClaimMappingError, mapClaims } from './claim-mapping.js';
 import { OidcProvider } from './provider.js';

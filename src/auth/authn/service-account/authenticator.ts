@@ -11,7 +11,7 @@ import { AuthenticationFailure } from '../authenticator.js';
 import { intersect } from '../audiences.js';
 import type { UserInfo } from '../../user.js';
 import type { BearerToken, TokenAuthenticator, TokenResult } from '../token.js';
-import { ExpiringCache } from '../token-cache.js';
+import { ExpiringCache } from '../../expiring-cache.js';
 import { serviceAccountUser, type ServiceAccountInfo } from './claims.js';
 import type { VerificationKey } from './keys.js';
 

@@ -6,19 +6,17 @@
  * `--authentication-token-webhook-cache-ttl` by an HMAC of the token and the audiences; transient
  * failures are retried with Kubernetes' backoff and never cached.
  */
-import { request } from 'node:https';
 import { AuthenticationFailure } from '../authenticator.js';
 import { intersect } from '../audiences.js';
 import type { BearerToken, TokenAuthenticator, TokenResult } from '../token.js';
-import { ExpiringCache, tokenKey } from '../token-cache.js';
+import { ExpiringCache } from '../../expiring-cache.js';
+import { tokenKey } from '../token-cache.js';
 import type { UserInfo } from '../../user.js';
-import type { WebhookConnection } from './kubeconfig.js';
+import type { WebhookConnection } from '../../webhook/kubeconfig.js';
+import { WebhookClient } from '../../webhook/webhook-client.js';
 
 const requestTimeoutMs = 30_000;
-const maxResponseBytes = 1 << 20;
 const cacheCapacity = 10_000;
-/** Kubernetes' DefaultAuthWebhookRetryBackoff: 500ms, ×1.5, 20% jitter, 5 attempts */
-const backoff = { initialMs: 500, factor: 1.5, jitter: 0.2, attempts: 5 };
 
 export interface WebhookOptions {
   connection: WebhookConnection;
@@ -30,9 +28,6 @@ export interface WebhookOptions {
   sleep?: (ms: number) => Promise<void>;
 }
 
-class TransientError extends Error {}
-const transientCodes = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH']);
-
 interface ReviewStatus {
   authenticated?: boolean;
   user?: { username?: string; uid?: string; groups?: string[]; extra?: Record<string, string[]> };
@@ -43,11 +38,11 @@ interface ReviewStatus {
 export class WebhookTokenAuthenticator implements TokenAuthenticator {
   readonly name = 'webhook';
   private readonly cache: ExpiringCache<{ result: TokenResult }>;
-  private readonly sleep: (ms: number) => Promise<void>;
+  private readonly client: WebhookClient;
 
   constructor(private readonly options: WebhookOptions) {
     this.cache = new ExpiringCache(cacheCapacity);
-    this.sleep = options.sleep ?? ((ms) => new Promise((r) => setTimeout(r, ms)));
+    this.client = new WebhookClient({ connection: options.connection, timeoutMs: requestTimeoutMs, kind: 'TokenReview', sleep: options.sleep });
   }
 
   async authenticateToken(token: BearerToken, audiences: readonly string[]): Promise<TokenResult> {
@@ -79,63 +74,13 @@ export class WebhookTokenAuthenticator implements TokenAuthenticator {
     return granted ? { user, audiences: granted } : { user };
   }
 
-  private async review(token: string, audiences: readonly string[]): Promise<ReviewStatus> {
-    const body = JSON.stringify({
+  private review(token: string, audiences: readonly string[]): Promise<ReviewStatus> {
+    return this.client.review<ReviewStatus>({
       apiVersion: `authentication.k8s.io/${this.options.version}`,
       kind: 'TokenReview',
       metadata: { creationTimestamp: null },
       spec: { token, ...(audiences.length > 0 ? { audiences } : {}) },
       status: { user: {} },
-    });
-    let delay = backoff.initialMs;
-    for (let attempt = 1; ; attempt++) {
-      try {
-        return await this.post(body);
-      } catch (err) {
-        if (!(err instanceof TransientError) || attempt >= backoff.attempts) throw err;
-        await this.sleep(delay * (1 + Math.random() * backoff.jitter));
-        delay *= backoff.factor;
-      }
-    }
-  }
-
-  private post(body: string): Promise<ReviewStatus> {
-    const c = this.options.connection;
-    return new Promise((resolve, reject) => {
-      const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json', 'content-length': String(Buffer.byteLength(body)) };
-      if (c.token) headers.authorization = `Bearer ${c.token}`;
-      const req = request(c.server, {
-        method: 'POST', headers, ca: c.ca, cert: c.cert, key: c.key, servername: c.tlsServerName,
-        rejectUnauthorized: !c.insecureSkipTlsVerify, timeout: requestTimeoutMs, agent: false,
-      }, (res) => {
-        const chunks: Buffer[] = [];
-        let size = 0;
-        res.on('data', (chunk: Buffer) => {
-          size += chunk.length;
-          if (size > maxResponseBytes) req.destroy(new Error('response too large'));
-          else chunks.push(chunk);
-        });
-        res.on('end', () => {
-          const code = res.statusCode ?? 0;
-          if (code === 429 || code >= 500) { reject(new TransientError(`the server responded with ${code}`)); return; }
-          if (code < 200 || code > 299) { reject(new Error(`the server responded with ${code}`)); return; }
-          try {
-            const review = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { kind?: string; status?: ReviewStatus };
-            if (review.kind !== undefined && review.kind !== 'TokenReview') throw new Error(`expected a TokenReview, got ${review.kind}`);
-            resolve(review.status ?? {});
-          } catch (err) {
-            reject(new Error(`cannot decode the response: ${(err as Error).message}`));
-          }
-        });
-      });
-      req.on('timeout', () => req.destroy(new TransientError(`timed out after ${requestTimeoutMs} ms`)));
-      // connection failures are worth another attempt (certificate failures are not); messages name the server, not the token
-      req.on('error', (err: NodeJS.ErrnoException) => {
-        if (err instanceof TransientError) reject(err);
-        else if (transientCodes.has(err.code ?? '')) reject(new TransientError(`${c.server}: ${err.message}`));
-        else reject(new Error(`${c.server}: ${err.message}`));
-      });
-      req.end(body);
     });
   }
 }

@@ -1,6 +1,7 @@
 /**
- * A token webhook for tests: HTTPS on loopback, requiring a client certificate from its own CA,
- * answering TokenReviews with a function of the review, and recording what it was asked.
+ * A review webhook for tests (token authentication or authorization): HTTPS on loopback,
+ * requiring a client certificate from its own CA, answering each review (TokenReview,
+ * SubjectAccessReview) with a status that is a function of it, and recording what it was asked.
  */
 import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
@@ -10,7 +11,7 @@ import { clientCert, servingCert, testCa, type TestCa } from './certs.js';
 /* eslint-disable @typescript-eslint/no-explicit-any */
 export type Review = any;
 
-export class TokenWebhook {
+export class ReviewWebhook {
   readonly ca: TestCa;
   url = '';
   readonly requests: Review[] = [];
@@ -33,11 +34,11 @@ export class TokenWebhook {
         const failure = this.failures.shift();
         if (failure) { res.statusCode = failure; res.end('{}'); return; }
         res.setHeader('content-type', 'application/json');
-        res.end(JSON.stringify({ apiVersion: review.apiVersion, kind: 'TokenReview', status: this.answer(review) }));
+        res.end(JSON.stringify({ apiVersion: review.apiVersion, kind: review.kind, status: this.answer(review) }));
       });
     });
     await new Promise<void>((resolve) => this.server?.listen(0, '127.0.0.1', resolve));
-    this.url = `https://127.0.0.1:${(this.server.address() as AddressInfo).port}/authenticate`;
+    this.url = `https://127.0.0.1:${(this.server.address() as AddressInfo).port}/review`;
     return this;
   }
 

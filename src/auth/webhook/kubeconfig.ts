@@ -5,7 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { dirname, isAbsolute, join } from 'node:path';
-import { fromYaml } from '../../../codec/yaml.js';
+import { fromYaml } from '../../codec/yaml.js';
 
 export interface WebhookConnection {
   server: string;

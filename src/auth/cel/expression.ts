@@ -1,16 +1,17 @@
 /**
- * CEL for authentication configuration, on @bufbuild/cel with its string extensions: claim
- * expressions see `claims` (the token's payload), user rules see `user` (username, uid, groups,
- * extra), as in Kubernetes' authentication CEL environment. Expressions are parsed and checked
- * for undeclared names when the configuration loads; values are converted as Kubernetes does.
+ * CEL for the authentication and authorization configurations, on @bufbuild/cel with its string
+ * extensions: claim expressions see `claims` (the token's payload), user rules see `user`
+ * (username, uid, groups, extra), authorization match conditions see `request` (the
+ * SubjectAccessReview v1 spec), as in Kubernetes' CEL environments. Expressions are parsed and
+ * checked for undeclared names when the configuration loads; values are converted as Kubernetes does.
  */
 import { celEnv, isCelError, isCelList, isCelMap, parse, plan } from '@bufbuild/cel';
 import { strings } from '@bufbuild/cel/ext';
-import { CelEvalError } from './cel-values.js';
+import { CelEvalError } from './values.js';
 
 const env = celEnv({ funcs: strings });
 
-export type CelVariable = 'claims' | 'user';
+export type CelVariable = 'claims' | 'user' | 'request';
 
 export class CelCompileError extends Error {}
 
