@@ -41,7 +41,8 @@ import { dispatcher } from './server/dispatch.js';
 import { FrontDoor } from './server/front-door.js';
 import { buildHandlerChain } from './server/handler-chain.js';
 import { healthChecks } from './server/health-checks.js';
-import { authentication, authorization } from './server/security.js';
+import { authentication } from './server/authentication.js';
+import { authorization } from './server/authorization.js';
 import { SnapshotCache } from './store/snapshot-cache.js';
 import { WriterClient } from './store/writer-client.js';
 import { StatusError } from './status/status-error.js';
@@ -96,7 +97,6 @@ export async function startApiServer(config: ServerConfig, log: Logger): Promise
     ['bootstrap-controller', false],
     ['start-service-account-controller', false],
     ['start-namespace-controller', false],
-    ...(config.authorizationModes.includes('RBAC') ? [['rbac/bootstrap-roles', false] as const] : []),
   ]);
 
   // auditing first: a malformed policy or an unusable backend refuses start before anything else
@@ -127,7 +127,9 @@ export async function startApiServer(config: ServerConfig, log: Logger): Promise
 
   // the API: the runtime registry, admission, and the generic store of every served kind
   // authorization reads its policy from the read model; the access reviews ask it
-  const { authorizer, rbacIndex } = authorization(config, { readModel });
+  const authz = await authorization(config, { readModel }, log);
+  const { authorizer, rbacIndex } = authz;
+  if (rbacIndex) postStartHooks.set('rbac/bootstrap-roles', false);
   const kinds = new ApiRegistry(config.kubernetesGroupAliases ? withKubernetesAliases(builtinKinds) : builtinKinds);
   const admission = new AdmissionChain([
     new NamespaceLifecycle(readModel, immortalNamespaces),
@@ -159,7 +161,7 @@ export async function startApiServer(config: ServerConfig, log: Logger): Promise
   let address = '';
   const services = new Services().set(accessReviewer, authorizer);
   const authn = await authentication(config, {
-    log, lookup: readModelLookup(readModel), pkiDir: join(config.dataDir, 'pki'), clientCaPem: tls.ca,
+    log, authorizerTypes: authz.types, lookup: readModelLookup(readModel), pkiDir: join(config.dataDir, 'pki'), clientCaPem: tls.ca,
     externalAddress: `${hostForUrl(config.advertiseAddress ?? config.bindAddress)}:${config.securePort}`, services,
   });
   const pipeline = buildHandlerChain({
@@ -247,7 +249,7 @@ export async function startApiServer(config: ServerConfig, log: Logger): Promise
         if (config.shutdownDelayMs > 0) await new Promise((r) => setTimeout(r, config.shutdownDelayMs));
         for (const c of controllers) c.stop();
         authn.stop();
-        rbacIndex?.stop();
+        authz.stop();
         for (const listener of [...shutdownListeners]) listener();
         await hub.closeAll();
         changeLog.close();

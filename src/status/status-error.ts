@@ -221,6 +221,12 @@ export function formatFieldError(e: FieldError): string {
   return `${e.field}: ${fieldErrorBody(e)}`;
 }
 
+/** Several field errors as one, as Kubernetes' ErrorList.ToAggregate() words them. */
+export function aggregateFieldErrors(errs: readonly FieldError[]): string {
+  const bodies = errs.map(formatFieldError);
+  return bodies.length === 1 ? bodies[0] : `[${bodies.join(', ')}]`;
+}
+
 export const fieldErrors = {
   required(field: string, detail = ''): FieldError { return { type: 'FieldValueRequired', field, detail }; },
   invalid(field: string, badValue: unknown, detail: string): FieldError { return { type: 'FieldValueInvalid', field, badValue, detail }; },

@@ -176,6 +176,9 @@ describe('parseFlags', () => {
         bindAddress: '127.0.0.1',
         anonymousAuth: true,
         authorizationModes: ['AlwaysAllow'],
+        authorizationWebhookCacheAuthorizedTtlMs: 300_000,
+        authorizationWebhookCacheUnauthorizedTtlMs: 30_000,
+        authorizationWebhookVersion: 'v1beta1',
         dataDir: resolve('./data'),
         enableGarbageCollector: true,
         requestTimeoutMs: 60_000,
@@ -425,7 +428,7 @@ describe('parseFlags', () => {
     const help = helpText();
     const names = [...help.matchAll(/^ {2}(?:-\w, | {4})--([\w-]+)/gm)].map((match) => match[1]);
     assert.deepEqual(names, [...names].sort());
-    assert.equal(names.length, 92); // 33, kube-apiserver's 30 audit flags and 29 authentication flags
+    assert.equal(names.length, 97); // 38, kube-apiserver's 30 audit flags and 29 authentication flags
     assert.match(help, /^ {6}--secure-port int +The port .* \(default 6443\)$/m);
     assert.match(help, /^ {6}--bind-address ip +.*loopback.* \(default 127\.0\.0\.1\)$/m);
     assert.match(help, /^ {6}--anonymous-auth +Enables .* \(default true\)$/m);
@@ -514,8 +517,17 @@ describe('parseFlags', () => {
     });
 
     it('validates authorization modes', () => {
-      rejects(['--authorization-mode=Webhook'], 'authorization-mode "Webhook" is not supported yet');
-      rejects(['--authorization-mode=AlwaysAllow,Webhook'], 'authorization-mode "Webhook" is not supported yet');
+      rejects(['--authorization-mode=Webhook'], "authorization-mode Webhook's authorization config file not passed");
+      rejects(['--authorization-webhook-config-file=/w.kubeconfig'], 'cannot specify --authorization-webhook-config-file without mode Webhook');
+      rejects(['--authorization-mode=ABAC'], "authorization-mode ABAC's authorization policy file not passed");
+      rejects(['--authorization-webhook-version=v2'], 'unsupported authorization webhook version "v2", supported versions are "v1", "v1beta1"');
+      rejects(['--authorization-config=/a.yaml', '--authorization-mode=RBAC'],
+        '--authorization-config can not be specified when --authorization-mode or --authorization-webhook-* flags are defined');
+      rejects(['--authorization-config=/a.yaml', '--authorization-webhook-cache-authorized-ttl=1m'],
+        '--authorization-config can not be specified when --authorization-mode or --authorization-webhook-* flags are defined');
+      rejects(['--authorization-config=/a.yaml', '--feature-gates=StructuredAuthorizationConfiguration=false'],
+        '--authorization-config cannot be used without enabling StructuredAuthorizationConfiguration feature flag');
+      assert.deepEqual(config(['--authorization-mode=Node,Webhook,RBAC', '--authorization-webhook-config-file=w.kubeconfig']).authorizationModes, ['Node', 'Webhook', 'RBAC']);
       rejects(['--authorization-mode=Foo'], 'authorization-mode "Foo" is not a valid mode');
       rejects(['--authorization-mode='], 'at least one authorization-mode must be passed');
       rejects(

@@ -90,6 +90,7 @@ async function accessStatus(authorizer: UnionAuthorizer, attributes: Attributes)
   const status: Record<string, unknown> = { allowed: d.decision === 'Allow' };
   if (d.decision === 'Deny') status.denied = true;
   if (d.reason) status.reason = d.reason;
+  if (d.error) status.evaluationError = d.error;
   return status;
 }
 

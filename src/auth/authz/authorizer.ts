@@ -18,7 +18,12 @@ export interface Attributes {
   name: string;
 }
 
-export type Decision = { decision: 'Allow' | 'Deny' | 'NoOpinion'; reason: string };
+export type Decision = {
+  decision: 'Allow' | 'Deny' | 'NoOpinion';
+  reason: string;
+  /** a mode that could not decide (a webhook down): unless another mode allows, the request is a 500 */
+  error?: string;
+};
 
 export interface ResourceRule { verbs: string[]; apiGroups?: string[]; resources?: string[]; resourceNames?: string[] }
 export interface NonResourceRule { verbs: string[]; nonResourceURLs?: string[] }
@@ -58,12 +63,17 @@ export class UnionAuthorizer implements Authorizer {
 
   async authorize(attributes: Attributes): Promise<Decision> {
     const reasons: string[] = [];
+    const failures: string[] = [];
     for (const authorizer of this.authorizers) {
       const d = await authorizer.authorize(attributes);
       if (d.decision !== 'NoOpinion') return d;
       if (d.reason) reasons.push(d.reason);
+      if (d.error) failures.push(d.error);
     }
-    return { decision: 'NoOpinion', reason: reasons.join('\n') };
+    const decision: Decision = { decision: 'NoOpinion', reason: reasons.join('\n') };
+    // as utilerrors.NewAggregate prints them
+    if (failures.length > 0) decision.error = failures.length === 1 ? failures[0] : `[${failures.join(', ')}]`;
+    return decision;
   }
 
   /** every mode's rules together; incomplete when a mode cannot list its own */

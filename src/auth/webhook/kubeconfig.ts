@@ -62,3 +62,18 @@ export function loadWebhookKubeconfig(path: string): WebhookConnection {
   };
   return connection;
 }
+
+const serviceAccountDir = '/var/run/secrets/kubernetes.io/serviceaccount';
+
+/** client-go's InClusterConfig: the service this server runs beside, with the pod's service-account token and CA. */
+export function inClusterConnection(env: NodeJS.ProcessEnv = process.env): WebhookConnection {
+  const host = env.KUBERNETES_SERVICE_HOST;
+  const port = env.KUBERNETES_SERVICE_PORT;
+  if (!host || !port) throw new Error('unable to load in-cluster configuration, KUBERNETES_SERVICE_HOST and KUBERNETES_SERVICE_PORT must be defined');
+  return {
+    server: `https://${host.includes(':') ? `[${host}]` : host}:${port}`,
+    token: readFileSync(join(serviceAccountDir, 'token'), 'utf8').trim(),
+    ca: readFileSync(join(serviceAccountDir, 'ca.crt'), 'utf8'),
+    insecureSkipTlsVerify: false,
+  };
+}

@@ -1,10 +1,12 @@
 /**
  * May the user do this? The union of authorizers decides; anything but Allow is 403 with
- * Kubernetes' message. The decision and reason are recorded on the audit record.
+ * Kubernetes' message, or 500 when a mode failed to decide (a webhook down) and none allowed.
+ * The decision and reason are recorded on the audit record.
  */
 import type { Attributes, Authorizer } from '../../auth/authz/authorizer.js';
 import { forbidden } from '../../auth/authz/forbidden.js';
 import type { UserInfo } from '../../auth/user.js';
+import { errors } from '../../status/status-error.js';
 import type { Filter } from '../filter.js';
 import type { RequestContext } from '../request-context.js';
 
@@ -20,6 +22,10 @@ export function authorizationFilter(authorizer: Authorizer): Filter {
   return async (ctx, next) => {
     const attributes = requestAttributes(ctx);
     const d = await authorizer.authorize(attributes);
+    if (d.decision !== 'Allow' && d.error !== undefined) {
+      ctx.audit?.annotate('authorization.orch.io/reason', 'internal error');
+      throw errors.internal(new Error(d.error));
+    }
     const allowed = d.decision === 'Allow';
     ctx.audit?.annotate('authorization.orch.io/decision', allowed ? 'allow' : 'forbid');
     ctx.audit?.annotate('authorization.orch.io/reason', d.reason);

@@ -2,13 +2,12 @@
  * AuthenticationConfiguration (`--authentication-config`): the file Kubernetes 1.32 reads, in
  * its versions v1alpha1 and v1beta1, under `apiserver.config.orch.io` or Kubernetes'
  * `apiserver.config.k8s.io` (files written from Kubernetes' documentation load unchanged).
- * YAML or JSON, decoded strictly: an unknown field is an error naming it.
+ * Decoded as src/config/config-file.ts reads every such file.
  */
 import { readFileSync } from 'node:fs';
-import { fromYaml } from '../../../codec/yaml.js';
-import { DecodeError, decodeValue, s, type DecodeOutcome, type StructSchema } from '../../../api/schema.js';
+import { s, type StructSchema } from '../../../api/schema.js';
+import { decodeConfigFile } from '../../../config/config-file.js';
 
-export const configGroups = ['apiserver.config.orch.io', 'apiserver.config.k8s.io'];
 export const configVersions = ['v1alpha1', 'v1beta1'];
 
 export interface PrefixedClaimOrExpression { claim?: string; prefix?: string; expression?: string }
@@ -75,32 +74,7 @@ const configSchema: StructSchema = s.struct('AuthenticationConfiguration', {
 
 /** The file's text as a configuration; throws with Kubernetes' wording on malformed files. */
 export function parseAuthenticationConfiguration(text: string): AuthenticationConfiguration {
-  if (text.length === 0) throw new Error('empty config data');
-  let raw: unknown;
-  try {
-    raw = fromYaml(text);
-  } catch (err) {
-    throw new Error(`couldn't get version/kind; yaml parse error: ${(err as Error).message.split('\n')[0]}`);
-  }
-  if (!raw || typeof raw !== 'object' || Array.isArray(raw)) throw new Error("Object 'Kind' is missing in the configuration");
-  const { apiVersion, kind } = raw as { apiVersion?: unknown; kind?: unknown };
-  if (typeof kind !== 'string' || kind === '') throw new Error("Object 'Kind' is missing in the configuration");
-  if (typeof apiVersion !== 'string' || apiVersion === '') throw new Error("Object 'apiVersion' is missing in the configuration");
-  const [group, version] = apiVersion.split('/', 2);
-  if (kind !== 'AuthenticationConfiguration' || !configGroups.includes(group) || !configVersions.includes(version ?? '')) {
-    throw new Error(`no kind ${JSON.stringify(kind)} is registered for version ${JSON.stringify(apiVersion)}`);
-  }
-  const outcome: DecodeOutcome = { unknownFields: [] };
-  let decoded: Record<string, unknown>;
-  try {
-    decoded = decodeValue(configSchema, raw, '', configSchema.goName, outcome) as Record<string, unknown>;
-  } catch (err) {
-    if (err instanceof DecodeError) throw new Error(err.message);
-    throw err;
-  }
-  if (outcome.unknownFields.length > 0) {
-    throw new Error(`strict decoding error: ${outcome.unknownFields.map((f) => `unknown field ${JSON.stringify(f)}`).join(', ')}`);
-  }
+  const decoded = decodeConfigFile(text, { kind: 'AuthenticationConfiguration', versions: configVersions, schema: configSchema });
   const jwt = ((decoded.jwt ?? []) as JwtAuthenticatorConfig[]).map((a) => ({ ...a, issuer: a.issuer ?? {}, claimMappings: a.claimMappings ?? {} }));
   const config: AuthenticationConfiguration = { jwt };
   if (decoded.anonymous) config.anonymous = decoded.anonymous as AnonymousConfig;

@@ -11,8 +11,8 @@ import { audienceAgnostic } from '../audiences.js';
 import { JwtAuthenticator } from '../jwt/jwt-authenticator.js';
 import { TokenUnion, type BearerToken, type TokenAuthenticator, type TokenResult } from '../token.js';
 import { parseAuthenticationConfiguration, type AnonymousConfig } from './authentication-config.js';
-import { fieldErrors } from '../../../status/status-error.js';
-import { aggregateFieldErrors, checkAuthenticationConfiguration, type CompiledJwtAuthenticator } from './validation.js';
+import { aggregateFieldErrors, fieldErrors } from '../../../status/status-error.js';
+import { checkAuthenticationConfiguration, type CompiledJwtAuthenticator } from './validation.js';
 
 const pollIntervalMs = 1_000;
 /** a reload that could not complete (issuers not ready) is tried again this often, as Kubernetes resyncs */

@@ -4,7 +4,7 @@
  * expressions are compiled here, so a configuration that loads evaluates.
  */
 import { X509Certificate } from 'node:crypto';
-import { fieldErrors, formatFieldError, type FieldError } from '../../../status/status-error.js';
+import { aggregateFieldErrors, fieldErrors, type FieldError } from '../../../status/status-error.js';
 import { isDns1123Subdomain } from '../../../api/validation/names.js';
 import type { AuthenticationConfiguration, JwtAuthenticatorConfig, PrefixedClaimOrExpression } from './authentication-config.js';
 import type { CelVariable, CompiledExpression } from '../../cel/expression.js';
@@ -23,12 +23,6 @@ export interface CompiledJwtAuthenticator {
 }
 
 const maxJwtAuthenticators = 64;
-
-/** Several field errors as one, as Kubernetes' ErrorList.ToAggregate() words them. */
-export function aggregateFieldErrors(errs: readonly FieldError[]): string {
-  const bodies = errs.map(formatFieldError);
-  return bodies.length === 1 ? bodies[0] : `[${bodies.join(', ')}]`;
-}
 
 type CelModule = typeof import('../../cel/expression.js');
 

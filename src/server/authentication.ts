@@ -1,8 +1,8 @@
 /**
- * Authentication and authorization as the configuration asks for them. Authentication is
- * kube-apiserver's union, in its order: request-header (authenticating proxies), client
- * certificates, then bearer tokens (the token file, legacy and bound service-account tokens,
- * bootstrap tokens, the JWT issuers, the webhook), and anonymous last.
+ * Authentication as the configuration asks for it: kube-apiserver's union, in its order:
+ * request-header (authenticating proxies), client certificates, then bearer tokens (the token
+ * file, legacy and bound service-account tokens, bootstrap tokens, the JWT issuers, the webhook),
+ * and anonymous last.
  */
 import { X509Certificate } from 'node:crypto';
 import { readFileSync } from 'node:fs';
@@ -29,9 +29,6 @@ import { loadWebhookKubeconfig } from '../auth/webhook/kubeconfig.js';
 import { WebhookTokenAuthenticator } from '../auth/authn/webhook/webhook-token.js';
 import { WebSocketProtocolAuthenticator } from '../auth/authn/websocket-protocol.js';
 import { X509Authenticator } from '../auth/authn/x509.js';
-import { privilegedGroupAuthorizer, UnionAuthorizer } from '../auth/authz/authorizer.js';
-import { authorizersFor, type AuthorizationSources } from '../auth/authz/modes.js';
-import type { RbacPolicyIndex } from '../auth/authz/rbac/policy-index.js';
 import { serviceAccountTokenIssuer } from '../api/authentication/token-request.js';
 import { tokenReviewer } from '../api/authentication/token-review.js';
 import type { Services } from '../api/services.js';
@@ -39,6 +36,8 @@ import type { ServerConfig } from '../config/flags.js';
 
 export interface AuthenticationParts {
   log: Logger;
+  /** the authorizer types in force: anonymous requests are switched off beside AlwaysAllow */
+  authorizerTypes: readonly string[];
   /** the objects tokens stand on (the read model) */
   lookup: ObjectLookup;
   /** where a generated service-account key pair lives (data-dir/pki) */
@@ -145,7 +144,7 @@ export async function authentication(config: ServerConfig, parts: Authentication
 
   // kube-apiserver switches flag-enabled anonymous requests off when AlwaysAllow would let them do anything
   let anonymous = resolved.anonymous.enabled;
-  if (anonymous && !resolved.anonymous.fromFile && config.authorizationModes.includes('AlwaysAllow')) {
+  if (anonymous && !resolved.anonymous.fromFile && parts.authorizerTypes.includes('AlwaysAllow')) {
     log.warn('AnonymousAuth is not allowed with the AlwaysAllow authorizer. Resetting AnonymousAuth to false. You should use a different authorizer');
     anonymous = false;
   }
@@ -163,9 +162,4 @@ export async function authentication(config: ServerConfig, parts: Authentication
     ? new IssuerDiscovery(issuers[0], config.serviceAccountJwksUri ?? `https://${parts.externalAddress}${jwksPath}`, keys)
     : undefined;
   return { authenticator, discovery, tokenGenerator, stop: () => jwt.stop() };
-}
-
-export function authorization(config: ServerConfig, sources: AuthorizationSources): { authorizer: UnionAuthorizer; rbacIndex: RbacPolicyIndex | undefined } {
-  const { authorizers, rbacIndex } = authorizersFor(config.authorizationModes, { ...sources, policyFile: config.authorizationPolicyFile });
-  return { authorizer: new UnionAuthorizer([privilegedGroupAuthorizer, ...authorizers]), rbacIndex };
 }
