@@ -5,7 +5,7 @@
  */
 import type { Logger } from 'pino';
 import { privilegedGroupAuthorizer, UnionAuthorizer, type Authorizer } from '../auth/authz/authorizer.js';
-import { configurationFromFlags, readAuthorizationConfiguration } from '../auth/authz/config/authorization-config.js';
+import { configurationFromFlags } from '../auth/authz/config/authorization-config.js';
 import { ReloadingAuthorizer } from '../auth/authz/config/reloading-authorizer.js';
 import { ModeAuthorizers, type AuthorizationSources } from '../auth/authz/modes.js';
 import type { RbacPolicyIndex } from '../auth/authz/rbac/policy-index.js';
@@ -26,9 +26,8 @@ export async function authorization(config: ServerConfig, sources: Omit<Authoriz
   let types: string[];
   let stopChain = () => {};
   if (config.authorizationConfigFile) {
-    const path = config.authorizationConfigFile;
-    types = readAuthorizationConfiguration(path).config.authorizers.map((a) => a.type);
-    const reloading = await ReloadingAuthorizer.start(path, modes, { info: (m) => log.info(m), error: (m) => log.error(m) });
+    const reloading = await ReloadingAuthorizer.start(config.authorizationConfigFile, modes, { info: (m) => log.info(m), error: (m) => log.error(m) });
+    types = reloading.types;
     chain = reloading;
     stopChain = () => reloading.stop();
   } else {

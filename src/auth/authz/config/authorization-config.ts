@@ -4,7 +4,6 @@
  * (`--authorization-mode` and `--authorization-webhook-*`), which Kubernetes converts to the same
  * structure. Durations are Go durations; defaults are Kubernetes'.
  */
-import { readFileSync } from 'node:fs';
 import { s } from '../../../api/schema.js';
 import { decodeConfigFile } from '../../../config/config-file.js';
 import { parseDuration } from '../../../config/duration.js';
@@ -103,11 +102,6 @@ export function parseAuthorizationConfiguration(text: string): AuthorizationConf
       ...(a.webhook ? { webhook: webhookFrom(a.webhook, `authorizers[${i}].webhook`) } : {}),
     })),
   };
-}
-
-export function readAuthorizationConfiguration(path: string): { config: AuthorizationConfiguration; text: string } {
-  const text = readFileSync(path, 'utf8');
-  return { config: parseAuthorizationConfiguration(text), text };
 }
 
 /**

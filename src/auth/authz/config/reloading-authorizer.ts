@@ -17,12 +17,12 @@ const pollIntervalMs = 1_000;
 export interface ReloadLog { info(message: string): void; error(message: string): void }
 
 /** Parses, validates and builds a file's chain; throws naming the file and the fields at fault. */
-async function loadChain(path: string, text: string, modes: ModeAuthorizers): Promise<UnionAuthorizer> {
+async function loadChain(path: string, text: string, modes: ModeAuthorizers): Promise<{ chain: UnionAuthorizer; types: string[] }> {
   try {
     const config = parseAuthorizationConfiguration(text);
     const validated = await validateAuthorizationConfiguration(config);
     if (validated.errors.length > 0) throw new Error(aggregateFieldErrors(validated.errors));
-    return new UnionAuthorizer(modes.build(config, validated.matchConditions));
+    return { chain: new UnionAuthorizer(modes.build(config, validated.matchConditions)), types: config.authorizers.map((a) => a.type) };
   } catch (err) {
     throw new Error(`--authorization-config ${JSON.stringify(path)}: ${(err as Error).message}`);
   }
@@ -32,12 +32,15 @@ export class ReloadingAuthorizer implements Authorizer {
   readonly name = 'authorization-config';
 
   private constructor(private current: UnionAuthorizer, private tracked: string, private readonly path: string,
-    private readonly modes: ModeAuthorizers, private readonly log: ReloadLog) {}
+    private readonly modes: ModeAuthorizers, private readonly log: ReloadLog,
+    /** the authorizer types of the configuration loaded at start */
+    readonly types: string[]) {}
 
   /** Loads `path` (refusing a bad file) and keeps following it. */
   static async start(path: string, modes: ModeAuthorizers, log: ReloadLog): Promise<ReloadingAuthorizer> {
     const text = readFileSync(path, 'utf8');
-    const authorizer = new ReloadingAuthorizer(await loadChain(path, text, modes), text, path, modes, log);
+    const { chain, types } = await loadChain(path, text, modes);
+    const authorizer = new ReloadingAuthorizer(chain, text, path, modes, log, types);
     watchFile(path, { interval: pollIntervalMs, persistent: false }, () => void authorizer.reload());
     return authorizer;
   }
@@ -61,7 +64,7 @@ export class ReloadingAuthorizer implements Authorizer {
     if (text === this.tracked) return;
     this.tracked = text;
     try {
-      this.current = await loadChain(this.path, text, this.modes);
+      this.current = (await loadChain(this.path, text, this.modes)).chain;
       this.log.info(`reloaded authorization config from ${this.path}`);
     } catch (err) {
       this.log.error(`reloading authorization config failed, keeping the previous one: ${(err as Error).message}`);
