@@ -4,9 +4,15 @@
  * both group names, and the bootstrap policy reconciled at start.
  */
 import assert from 'node:assert/strict';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { ApiException, CoreV1Api, KubeConfig, RbacAuthorizationV1Api } from '@kubernetes/client-node';
+import WebSocket from 'ws';
 import { userFor } from '../support/certs.js';
-import { request, startServer, type Credentials, type HttpResponse, type TestServer } from '../support/server.js';
+import { certKubeconfig } from '../support/kube-clients.js';
+import { request, request2, startServer, type Credentials, type HttpResponse, type TestServer } from '../support/server.js';
 
 const rbac = '/apis/rbac.authorization.orch.io/v1';
 const rbacK8s = '/apis/rbac.authorization.k8s.io/v1';
@@ -67,6 +73,48 @@ describe('authorization with --authorization-mode RBAC and anonymous requests', 
     expectForbidden(await request(server, '/api/v1/namespaces/default/finalize', { credentials: jane, method: 'PUT', body: {} }),
       'namespaces "default" is forbidden: User "jane" cannot update resource "namespaces/finalize" in API group "" in the namespace "default"');
     expectForbidden(await request(server, '/metrics', { credentials: jane }), 'forbidden: User "jane" cannot get path "/metrics"');
+  });
+
+  it('answers the same 403 over HTTP/2 and to a WebSocket upgrade', async () => {
+    expectForbidden(await request2(server, '/api/v1/namespaces/default/configmaps?watch=true', { credentials: jane }),
+      'configmaps is forbidden: User "jane" cannot watch resource "configmaps" in API group "" in the namespace "default"');
+    expectForbidden(await request2(server, '/logs', { credentials: jane }), 'forbidden: User "jane" cannot get path "/logs"');
+    const refused = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+      const ws = new WebSocket(`wss://127.0.0.1:${server.port}/api/v1/namespaces/default/secrets?watch=true`, { ca: jane.ca, cert: jane.cert, key: jane.key });
+      ws.on('unexpected-response', (_req, res) => {
+        let body = '';
+        res.on('data', (c: Buffer) => { body += c.toString(); });
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+      });
+      ws.on('open', () => reject(new Error('upgrade was not refused')));
+      ws.on('error', () => { /* reported through unexpected-response */ });
+    });
+    assert.equal(refused.status, 403);
+    assert.equal(JSON.parse(refused.body).message, 'secrets is forbidden: User "jane" cannot watch resource "secrets" in API group "" in the namespace "default"');
+  });
+
+  it('works with @kubernetes/client-node: a 403 ApiException, then the grant a Role and binding give', async () => {
+    const kc = new KubeConfig();
+    kc.loadFromFile(certKubeconfig(server, join(mkdtempSync(join(tmpdir(), 'orch-rbac-')), 'nina.kubeconfig'), userFor(server, 'nina')));
+    const core = kc.makeApiClient(CoreV1Api);
+    await assert.rejects(core.listNamespacedConfigMap({ namespace: 'default' }), (err: unknown) => {
+      assert.ok(err instanceof ApiException);
+      assert.equal(err.code, 403);
+      assert.match(JSON.stringify(err.body), /cannot list resource .*configmaps/);
+      return true;
+    });
+    const adminKc = new KubeConfig();
+    adminKc.loadFromFile(server.kubeconfig);
+    const rbacApi = adminKc.makeApiClient(RbacAuthorizationV1Api);
+    await rbacApi.createNamespacedRole({ namespace: 'default', body: { metadata: { name: 'cm-reader' }, rules: [{ apiGroups: [''], resources: ['configmaps'], verbs: ['list'] }] } });
+    await rbacApi.createNamespacedRoleBinding({ namespace: 'default', body: {
+      metadata: { name: 'nina-cm' }, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'cm-reader' },
+      subjects: [{ kind: 'User', name: 'nina', apiGroup: 'rbac.authorization.k8s.io' }],
+    } });
+    const listed = await core.listNamespacedConfigMap({ namespace: 'default' });
+    assert.ok(Array.isArray(listed.items));
+    const roles = await rbacApi.listNamespacedRole({ namespace: 'default' });
+    assert.ok(roles.items.some((r) => r.metadata?.name === 'cm-reader'));
   });
 
   it('grants what a RoleBinding of a Role holds, in its namespace only, as soon as the binding is written', async () => {
