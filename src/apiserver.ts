@@ -22,7 +22,7 @@ import { ApiRegistry } from './api/registry/api-registry.js';
 import { builtinKinds } from './api/registry/builtin.js';
 import { Services } from './api/services.js';
 import { readModelLookup } from './auth/authn/service-account/lookup.js';
-import type { ServerConfig } from './config/flags.js';
+import type { ServerConfig } from './config/server-config.js';
 import { offeredEncodings } from './codec/media-types.js';
 import { GarbageCollector } from './controllers/garbage-collector/garbage-collector.js';
 import { NamespaceController, controllerManager } from './controllers/namespace-controller.js';

@@ -8,7 +8,7 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { Logger } from 'pino';
-import type { ServerConfig } from '../config/flags.js';
+import type { ServerConfig } from '../config/server-config.js';
 import { Auditor } from './auditor.js';
 import type { BatchConfig } from './batch-buffer.js';
 import { openLogFile } from './backends/log-file.js';

@@ -4,7 +4,8 @@
  * `orch-apiserver credential ...`: the exec credential plugin (src/cli/credential.ts).
  */
 import pino from 'pino';
-import { FlagError, parseFlags } from '../config/flags.js';
+import { FlagError } from '../config/flag-spec.js';
+import { parseFlags } from '../config/flags.js';
 
 /** the same signal again within this long is a copy of the first, not a second request */
 const duplicateSignalWindowMs = 1000;

@@ -32,7 +32,7 @@ import { X509Authenticator } from '../auth/authn/x509.js';
 import { serviceAccountTokenIssuer } from '../api/authentication/token-request.js';
 import { tokenReviewer } from '../api/authentication/token-review.js';
 import type { Services } from '../api/services.js';
-import type { ServerConfig } from '../config/flags.js';
+import type { ServerConfig } from '../config/server-config.js';
 
 export interface AuthenticationParts {
   log: Logger;

@@ -9,7 +9,7 @@ import { configurationFromFlags } from '../auth/authz/config/authorization-confi
 import { ReloadingAuthorizer } from '../auth/authz/config/reloading-authorizer.js';
 import { ModeAuthorizers, type AuthorizationSources } from '../auth/authz/modes.js';
 import type { RbacPolicyIndex } from '../auth/authz/rbac/policy-index.js';
-import type { ServerConfig } from '../config/flags.js';
+import type { ServerConfig } from '../config/server-config.js';
 
 export interface Authorization {
   authorizer: UnionAuthorizer;

@@ -15,7 +15,8 @@ import { CompiledExpression } from '../../src/auth/cel/expression.js';
 import { resolveAuthentication } from '../../src/auth/authn/config/options.js';
 import { validateAuthenticationConfiguration } from '../../src/auth/authn/config/validation.js';
 import { ClaimMappingError, mapClaims } from '../../src/auth/authn/jwt/claim-mapping.js';
-import { parseFlags, type ServerConfig } from '../../src/config/flags.js';
+import { parseFlags } from '../../src/config/flags.js';
+import type { ServerConfig } from '../../src/config/server-config.js';
 
 const work = mkdtempSync(join(tmpdir(), 'orch-authn-config-'));
 after(() => rmSync(work, { recursive: true, force: true }));

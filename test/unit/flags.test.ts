@@ -10,7 +10,9 @@ import {
   parseBool,
   parseFeatureGates,
 } from '../../src/config/feature-gates.js';
-import { FlagError, type ServerConfig, helpText, parseFlags } from '../../src/config/flags.js';
+import { FlagError } from '../../src/config/flag-spec.js';
+import { helpText, parseFlags } from '../../src/config/flags.js';
+import type { ServerConfig } from '../../src/config/server-config.js';
 
 /** Parses with an empty environment, so the developer's shell cannot leak in. */
 function config(argv: string[], env: NodeJS.ProcessEnv = {}): ServerConfig {

@@ -4,7 +4,8 @@
  * (k8s.io/kubernetes pkg/kubeapiserver/options/authentication.go): the server does not start.
  */
 import { readFileSync } from 'node:fs';
-import { OIDC_SIGNING_ALGORITHMS, type ServerConfig } from '../../../config/flags.js';
+import type { ServerConfig } from '../../../config/server-config.js';
+import { OIDC_SIGNING_ALGORITHMS } from '../../../config/flag-table/authentication.js';
 import { loadAuthenticationConfiguration, type AnonymousConfig, type AuthenticationConfiguration, type JwtAuthenticatorConfig } from './authentication-config.js';
 import { validateAuthenticationConfiguration, type CompiledJwtAuthenticator } from './validation.js';
 

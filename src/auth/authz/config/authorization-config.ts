@@ -7,7 +7,7 @@
 import { s } from '../../../api/schema.js';
 import { decodeConfigFile } from '../../../config/config-file.js';
 import { parseDuration } from '../../../config/duration.js';
-import type { ServerConfig } from '../../../config/flags.js';
+import type { ServerConfig } from '../../../config/server-config.js';
 
 export const authorizerTypes = ['ABAC', 'AlwaysAllow', 'AlwaysDeny', 'Node', 'RBAC', 'Webhook'] as const;
 export type AuthorizerType = typeof authorizerTypes[number];
