@@ -36,7 +36,7 @@ import { HealthEndpoint } from './http/health.js';
 import { NonResourceHandler } from './http/non-resource.js';
 import { ResourceHandler } from './http/resource-handler.js';
 import { OutputBudget } from './http/output-budget.js';
-import { ResourceStores } from './registry/resource-stores.js';
+import { ResourceStores } from './resource-store/resource-stores.js';
 import { dispatcher } from './server/dispatch.js';
 import { FrontDoor } from './server/front-door.js';
 import { buildHandlerChain } from './server/handler-chain.js';

@@ -4,7 +4,7 @@
  * Objects held by their own finalizers keep the namespace terminating until they go.
  */
 import { namespaceFinalizer, type NamespaceObject } from '../api/core/namespace.js';
-import type { ObjectStore, WriteContext } from '../registry/object-store.js';
+import type { ObjectStore, WriteContext } from '../resource-store/object-store.js';
 import type { ReadModel } from '../store/read-model.js';
 import { StatusError } from '../status/status-error.js';
 

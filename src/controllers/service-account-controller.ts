@@ -3,7 +3,7 @@
  * appears and again if it is deleted, as kube-controller-manager's serviceaccounts-controller does.
  */
 import type { NamespaceObject } from '../api/core/namespace.js';
-import type { ObjectStore } from '../registry/object-store.js';
+import type { ObjectStore } from '../resource-store/object-store.js';
 import type { ReadModel } from '../store/read-model.js';
 import { StatusError } from '../status/status-error.js';
 import { controllerManager } from './namespace-controller.js';

@@ -7,7 +7,7 @@
  */
 import type { KObject } from '../api/meta.js';
 import type { SecretObject } from '../api/core/secret.js';
-import type { ObjectStore } from '../registry/object-store.js';
+import type { ObjectStore } from '../resource-store/object-store.js';
 import type { ReadModel } from '../store/read-model.js';
 import { StatusError } from '../status/status-error.js';
 import { controllerManager } from './namespace-controller.js';

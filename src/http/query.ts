@@ -5,7 +5,7 @@
 import { FieldSelector } from '../api/selection/field-selector.js';
 import { LabelSelector } from '../api/selection/label-selector.js';
 import type { FieldValidation } from '../codec/body-decoder.js';
-import type { DeleteOptions, ListQuery } from '../registry/object-store.js';
+import type { DeleteOptions, ListQuery } from '../resource-store/object-store.js';
 import { errors, fieldErrors, type FieldError } from '../status/status-error.js';
 
 const metaGroup = 'meta.orch.io';

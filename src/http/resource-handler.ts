@@ -15,8 +15,8 @@ import { acceptedPatchTypes, applyJsonPatch, patchTypeOf } from '../patch/json-p
 import { applyMergePatch } from '../patch/merge-patch.js';
 import { applyStrategicMergePatch } from '../patch/strategic-merge.js';
 import { managerFromUserAgent } from '../patch/managed-fields.js';
-import { parseResourceVersion, type ObjectStore, type WriteContext } from '../registry/object-store.js';
-import type { ResourceStores } from '../registry/resource-stores.js';
+import { parseResourceVersion, type ObjectStore, type WriteContext } from '../resource-store/object-store.js';
+import type { ResourceStores } from '../resource-store/resource-stores.js';
 import { errors, fieldErrorBody, fieldErrors, formatFieldError, StatusError } from '../status/status-error.js';
 import { header, readBody, type Exchange } from './exchange.js';
 import { negotiateBody } from './negotiation.js';

@@ -7,7 +7,7 @@ import { apiVersionOf, type KindDeclaration, type VirtualCreateContext } from '.
 import type { KObject } from '../api/meta.js';
 import type { Services } from '../api/services.js';
 import { decodeBody, type FieldValidation } from '../codec/body-decoder.js';
-import type { ObjectStore } from '../registry/object-store.js';
+import type { ObjectStore } from '../resource-store/object-store.js';
 import { errors, StatusError } from '../status/status-error.js';
 import { header, readBody, type Exchange } from './exchange.js';
 import { negotiateBody } from './negotiation.js';

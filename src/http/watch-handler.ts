@@ -12,7 +12,7 @@ import type { KObject } from '../api/meta.js';
 import { FieldSelector } from '../api/selection/field-selector.js';
 import { streamMediaTypesOf } from '../codec/media-types.js';
 import { partialObjectMetadataListOfObject } from '../codec/partial-metadata.js';
-import { parseResourceVersion, type ObjectStore } from '../registry/object-store.js';
+import { parseResourceVersion, type ObjectStore } from '../resource-store/object-store.js';
 import type { ObjectChange, ReadModel, StoredObject, Table } from '../store/read-model.js';
 import { errors, StatusError } from '../status/status-error.js';
 import { leftSelectorObject, type Frame, type WatchEncoding } from '../watch/frames.js';

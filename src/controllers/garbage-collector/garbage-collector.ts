@@ -19,7 +19,7 @@ import type { KindDeclaration } from '../../api/kind.js';
 import type { KObject, OwnerReference } from '../../api/meta.js';
 import { storageResourceOf } from '../../api/kind.js';
 import type { ApiRegistry } from '../../api/registry/api-registry.js';
-import type { ObjectStore } from '../../registry/object-store.js';
+import type { ObjectStore } from '../../resource-store/object-store.js';
 import type { ObjectChange, ReadModel } from '../../store/read-model.js';
 import { RetryLater, WorkQueue } from '../work-queue.js';
 import { OwnerIndex, splitKey } from './owner-index.js';

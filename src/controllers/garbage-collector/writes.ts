@@ -6,7 +6,7 @@ import type { DeletionPropagation } from '../../api/deletion-policy.js';
 import type { KObject, OwnerReference } from '../../api/meta.js';
 import type { ApiRegistry } from '../../api/registry/api-registry.js';
 import type { KindDeclaration } from '../../api/kind.js';
-import type { ObjectStore, WriteContext } from '../../registry/object-store.js';
+import type { ObjectStore, WriteContext } from '../../resource-store/object-store.js';
 import { StatusError } from '../../status/status-error.js';
 import { controllerManager } from '../namespace-controller.js';
 import { RetryLater } from '../work-queue.js';

@@ -7,7 +7,7 @@ import type { KObject } from '../../api/meta.js';
 import type { PolicyRule } from '../../api/rbac/policy.js';
 import type { ClusterRoleObject, LabelSelectorSpec } from '../../api/rbac/roles.js';
 import { rbacResources, type RbacPolicyIndex } from '../../auth/authz/rbac/policy-index.js';
-import type { ObjectStore } from '../../registry/object-store.js';
+import type { ObjectStore } from '../../resource-store/object-store.js';
 import type { ReadModel } from '../../store/read-model.js';
 import { StatusError } from '../../status/status-error.js';
 import { controllerManager } from '../namespace-controller.js';

@@ -6,8 +6,8 @@
 import type { KObject } from '../../api/meta.js';
 import type { BindingObject } from '../../api/rbac/bindings.js';
 import type { ClusterRoleObject } from '../../api/rbac/roles.js';
-import type { ObjectStore } from '../../registry/object-store.js';
-import type { WriteContext } from '../../registry/store-types.js';
+import type { ObjectStore } from '../../resource-store/object-store.js';
+import type { WriteContext } from '../../resource-store/store-types.js';
 import type { ReadModel } from '../../store/read-model.js';
 import { StatusError } from '../../status/status-error.js';
 import { rbacResources } from '../../auth/authz/rbac/policy-index.js';
