@@ -1,0 +1,63 @@
+/**
+ * bench/chain-cost: what the request pipeline costs. This build and a build from before the
+ * pipeline (main 6313749: authentication and authorization as two calls in the front door),
+ * both with their default flags (AlwaysAllow, no audit policy), answer the same ServiceAccount
+ * create, get, update and delete at 64 in flight from separate load processes, in interleaved
+ * rounds so that drift on a shared machine hits both alike.
+ * Usage: node dist/bench/chain-cost.js --before <checkout of 6313749, built> [--ops 3000] [--rounds 5] [--concurrency 64]
+ */
+import { existsSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { LoadProcess, measureRounds, spread, type Op, type PhaseResult } from './harness.js';
+import { agentFor, call, flag, startServer, type TestServer } from './support.js';
+
+const ops: Op[] = ['create', 'get', 'update', 'delete'];
+const count = flag('ops', 3000);
+const rounds = flag('rounds', 5);
+const concurrency = flag('concurrency', 64);
+
+function beforeScript(): string {
+  const at = process.argv.indexOf('--before');
+  const dir = at >= 0 ? process.argv[at + 1] : process.env.ORCH_BENCH_BEFORE;
+  if (!dir) throw new Error('--before <dir>: a checkout of the pre-pipeline commit (6313749) with `npm ci && npm run build` done');
+  const script = join(resolve(dir), 'dist/src/cli/main.js');
+  if (!existsSync(script)) throw new Error(`${script} does not exist: build that checkout first`);
+  return script;
+}
+
+async function prepared(script: string | undefined): Promise<{ server: TestServer; load: LoadProcess }> {
+  const server = await startServer({ ...(script ? { script } : {}), args: ['--log-level', 'warn'] });
+  const agent = agentFor(server, 1);
+  const ns = await call(server, agent, 'POST', '/api/v1/namespaces', JSON.stringify({ metadata: { name: 'crud' } }));
+  agent.destroy();
+  if (ns.status !== 201) throw new Error(`namespace: ${ns.status} ${ns.text}`);
+  return { server, load: await LoadProcess.start(server.url, server.admin, 2) };
+}
+
+const sides = { before: await prepared(beforeScript()), after: await prepared(undefined) };
+try {
+  const measured = await measureRounds(rounds, 1, async (r, warm) => {
+    const out = {} as Record<'before' | 'after', Record<Op, PhaseResult>>;
+    // alternate which side goes first, so neither always runs on a warmer machine
+    const order = r % 2 === 0 ? (['before', 'after'] as const) : (['after', 'before'] as const);
+    for (const side of order) {
+      out[side] = {} as Record<Op, PhaseResult>;
+      for (const op of ops) {
+        out[side][op] = await sides[side].load.run({ op, namespace: 'crud', prefix: `${warm ? 'w' : 'r'}${r}`, from: 0, count, concurrency, expect: [] });
+      }
+    }
+    process.stderr.write(`chain-cost round ${r + 1}: ${ops.map((op) => `${op} ${out.after[op].requestsPerSec}/s vs ${out.before[op].requestsPerSec}/s`).join(', ')}\n`);
+    return out;
+  });
+  const byOp = Object.fromEntries(ops.map((op) => {
+    const before = spread(measured.map((m) => m.before[op].requestsPerSec));
+    const after = spread(measured.map((m) => m.after[op].requestsPerSec));
+    return [op, { before, after, ratio: +(after.median / before.median).toFixed(3) }];
+  }));
+  console.log(JSON.stringify({ ops: count, rounds, concurrency, byOp }));
+} finally {
+  for (const side of Object.values(sides)) {
+    await side.load.close();
+    await side.server.dispose();
+  }
+}
