@@ -25,6 +25,8 @@ import { NamespaceController, controllerManager } from './controllers/namespace-
 import { ServiceAccountController } from './controllers/service-account-controller.js';
 import { TokenSecretController } from './controllers/token-secret-controller.js';
 import { secretKind } from './api/core/secret.js';
+import { crdKind } from './apiextensions/crd-kind.js';
+import { CrdController } from './apiextensions/crd-controller.js';
 import { MaxInflightLimiter } from './flowcontrol/max-inflight.js';
 import { HealthEndpoint } from './http/health.js';
 import { NonResourceHandler } from './http/non-resource.js';
@@ -213,6 +215,7 @@ export async function startApiServer(config: ServerConfig, log: Logger): Promise
   const controllers = [
     new ServiceAccountController(readModel, stores.of(serviceAccountKind), onControllerError),
     new NamespaceController(readModel, stores.of(namespaceKind), () => stores.namespaced(), onControllerError),
+    new CrdController({ readModel, registry: kinds, crds: stores.of(crdKind), storeOf: (k) => stores.of(k), onError: onControllerError }),
     ...(config.enableGarbageCollector ? [new GarbageCollector({ readModel, kinds, storeOf: (k) => stores.of(k), onError: onControllerError })] : []),
     ...(authn.tokenGenerator ? [new TokenSecretController(readModel, stores.of(secretKind), authn.tokenGenerator, pki.caCertPem, onControllerError)] : []),
   ];

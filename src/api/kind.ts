@@ -6,6 +6,7 @@ import type { FieldError } from '../status/status-error.js';
 import type { GarbageCollectionPolicy, PropagationOptions } from './deletion-policy.js';
 import type { KObject } from './meta.js';
 import type { StructSchema } from './schema.js';
+import type { Structural } from './schema/structural.js';
 import type { TableColumn } from './printing.js';
 import type { NameRule } from './validation/names.js';
 import type { Services } from './services.js';
@@ -113,6 +114,17 @@ export interface KindDeclaration {
   table?: readonly TableColumn[];
   validate(obj: KObject): FieldError[];
   validateUpdate(obj: KObject, old: KObject): FieldError[];
+  /**
+   * Custom resources: the structural schema the internal `schema` was derived from, published as
+   * written in OpenAPI; bodies decode unstructured through `decodeUnstructured` (pruning and
+   * defaulting) instead of the typed decoder.
+   */
+  structural?: Structural;
+  decodeUnstructured?(raw: Record<string, unknown>): { object: KObject; unknownFields: string[] };
+  /** false: Protobuf is neither served nor accepted (custom resources, as in Kubernetes) */
+  protobuf?: boolean;
+  /** set on a deprecated version: the Warning every request to it carries */
+  deprecationWarning?: string;
 }
 
 export function apiVersionOf(k: Pick<KindDeclaration, 'group' | 'version'>): string {

@@ -164,7 +164,7 @@ export class ResourceHandler {
    * body; an apply patch is merged by server-side apply, creating the object if it is missing.
    */
   private async patch(ex: Exchange, store: ObjectStore, kind: KindDeclaration, namespace: string | undefined, name: string, subresource?: string): Promise<void> {
-    const type = patchTypeOf(header(ex.req, 'content-type'), acceptedPatchTypes({ cbor: ex.offered.some((o) => o.encoding === 'cbor'), strategicMerge: true }));
+    const type = patchTypeOf(header(ex.req, 'content-type'), acceptedPatchTypes({ cbor: ex.offered.some((o) => o.encoding === 'cbor'), strategicMerge: !kind.decodeUnstructured }));
     const w = parseWriteQuery(ex.query, 'PatchOptions');
     const force = parseBoolParam(ex.query, 'force');
     const apply = type === 'application/apply-patch+yaml' || type === 'application/apply-patch+cbor';

@@ -9,6 +9,7 @@ import { secretKind } from '../core/secret.js';
 import { serviceAccountKind } from '../core/service-account.js';
 import { eventKind } from '../events/event.js';
 import type { KindDeclaration } from '../kind.js';
+import { crdKind } from '../../apiextensions/crd-kind.js';
 
 /**
  * Core kinds first, so that types the groups share (EventSource) are named by the core package in
@@ -16,5 +17,5 @@ import type { KindDeclaration } from '../kind.js';
  */
 export const builtinKinds: readonly KindDeclaration[] = [
   namespaceKind, serviceAccountKind, secretKind, configMapKind, coreEventKind, eventKind, leaseKind,
-  tokenReviewKind, selfSubjectReviewKind,
+  tokenReviewKind, selfSubjectReviewKind, crdKind,
 ];
