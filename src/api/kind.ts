@@ -49,6 +49,13 @@ export interface SubresourceCreate {
   create(parent: Readonly<KObject>, body: KObject, ctx: VirtualCreateContext): KObject | Promise<KObject>;
 }
 
+/** A subresource served as another kind (see KindDeclaration.subresourceViews). */
+export interface SubresourceView {
+  /** the kind a body must be, and the response is */
+  kind: KindDeclaration;
+  view(obj: Readonly<KObject>): KObject;
+}
+
 export interface KindDeclaration {
   group: string;             // '' for the core group
   /**
@@ -95,6 +102,11 @@ export interface KindDeclaration {
    * and the stored one into what is written, so that a subresource changes only its own part.
    */
   subresources?: Readonly<Record<string, (submitted: KObject, stored: KObject) => KObject>>;
+  /**
+   * Subresources read and written in another kind's representation (a custom resource's `scale`
+   * as autoscaling/v1 Scale): `view` renders the object; writes go through `subresources[name]`.
+   */
+  subresourceViews?: Readonly<Record<string, SubresourceView>>;
   /** Creates served without storage (TokenReview, SelfSubjectReview): the answer to a POST */
   virtualCreate?(body: KObject, ctx: VirtualCreateContext): KObject | Promise<KObject>;
   /** Creates on subresources of a stored object (a ServiceAccount's `token`) */

@@ -20,6 +20,8 @@ import { versionSchema } from './crd-validation.js';
 import { fieldNameOf, parseJsonPath, valueAt } from './json-path.js';
 import { printerColumns } from './printer-columns.js';
 import { compareVersionPriority } from './version-priority.js';
+import { scaleSubresource } from './scale.js';
+import { scaleKind } from '../api/autoscaling/scale.js';
 
 /** The internal schema of a custom resource: the structural properties, with ObjectMeta as metadata. */
 function internalSchemaOf(kind: string, structural: Structural): StructSchema {
@@ -82,6 +84,8 @@ function declarationOf(crd: CrdObject, v: CrdVersion, index: number, storageVers
   const validateBody = (obj: KObject): FieldError[] => validateValue(structural, obj, '');
   const subresources: Record<string, (submitted: KObject, stored: KObject) => KObject> = {};
   if (hasStatus) subresources.status = (submitted, stored) => ({ ...stored, status: (submitted as { status?: unknown }).status } as KObject);
+  const scale = v.subresources?.scale ? scaleSubresource(v.subresources.scale) : undefined;
+  if (scale) subresources.scale = scale.project;
 
   const decl: KindDeclaration = {
     group, version: v.name, kind: names.kind, listKind: names.listKind ?? `${names.kind}List`,
@@ -122,10 +126,11 @@ function declarationOf(crd: CrdObject, v: CrdVersion, index: number, storageVers
       obj.metadata.generation = (old.metadata.generation ?? 1) + (changed ? 1 : 0);
     },
     subresources: Object.keys(subresources).length ? subresources : undefined,
-    validate: (obj) => [...validateObjectMeta(obj.metadata, namespaced, 'dns1123Subdomain'), ...validateBody(obj)],
+    subresourceViews: scale ? { scale: { kind: scaleKind, view: scale.view } } : undefined,
+    validate: (obj) => [...validateObjectMeta(obj.metadata, namespaced, 'dns1123Subdomain'), ...validateBody(obj), ...(scale?.validate(obj) ?? [])],
     validateUpdate: (obj, old) => [
       ...validateObjectMeta(obj.metadata, namespaced, 'dns1123Subdomain'), ...validateObjectMetaUpdate(obj.metadata, old.metadata),
-      ...validateBody(obj),
+      ...validateBody(obj), ...(scale?.validate(obj) ?? []),
     ],
   };
   return decl;

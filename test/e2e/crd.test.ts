@@ -164,6 +164,35 @@ describe('CustomResourceDefinitions', () => {
     assert.equal(patched.json.status.replicas, 2);
   });
 
+  it('serves the scale subresource as autoscaling/v1 Scale: get, update, patch', async () => {
+    await request(server, `${base}/one/status`, { method: 'PATCH', body: { status: { replicas: 1, selector: 'app=one' } }, headers: { 'content-type': 'application/merge-patch+json' } });
+    const scale = await request(server, `${base}/one/scale`);
+    assert.equal(scale.status, 200, scale.body);
+    const before = (await request(server, `${base}/one`)).json;
+    assert.deepEqual(scale.json, {
+      kind: 'Scale', apiVersion: 'autoscaling/v1',
+      metadata: { name: 'one', namespace: 'crd', uid: before.metadata.uid, resourceVersion: before.metadata.resourceVersion, creationTimestamp: before.metadata.creationTimestamp },
+      spec: { replicas: 1 }, status: { replicas: 1, selector: 'app=one' },
+    });
+    const put = await request(server, `${base}/one/scale`, { method: 'PUT', body: { ...scale.json, spec: { replicas: 5 } } });
+    assert.equal(put.status, 200, put.body);
+    assert.equal(put.json.spec.replicas, 5);
+    const after = (await request(server, `${base}/one`)).json;
+    assert.equal(after.spec.replicas, 5);
+    assert.equal(after.metadata.generation, before.metadata.generation + 1);
+    const stale = await request(server, `${base}/one/scale`, { method: 'PUT', body: { ...scale.json, spec: { replicas: 6 } } });
+    assert.equal(stale.status, 409, 'the Scale\'s resourceVersion is a precondition');
+    const patched = await request(server, `${base}/one/scale`, { method: 'PATCH', body: { spec: { replicas: 7 } }, headers: { 'content-type': 'application/merge-patch+json' } });
+    assert.equal(patched.status, 200, patched.body);
+    assert.equal(patched.json.spec.replicas, 7);
+    const invalid = await request(server, `${base}/one/scale`, { method: 'PATCH', body: { spec: { replicas: -1 } }, headers: { 'content-type': 'application/merge-patch+json' } });
+    assert.equal(invalid.status, 422, invalid.body);
+    const discovery = (await request(server, '/apis/stable.example.com/v1')).json.resources.find((r: any) => r.name === 'widgets/scale');
+    assert.deepEqual([discovery.group, discovery.version, discovery.kind, discovery.verbs], ['autoscaling', 'v1', 'Scale', ['get', 'patch', 'update']]);
+    const restored = await request(server, `${base}/one`, { method: 'PATCH', body: { spec: { replicas: 1 } }, headers: { 'content-type': 'application/merge-patch+json' } });
+    assert.equal(restored.status, 200, restored.body);
+  });
+
   it('prints Tables with the printer columns and selects by selectable fields', async () => {
     assert.equal((await request(server, base, { method: 'POST', body: widget('two', { color: 'green', replicas: 5 }) })).status, 201);
     const table = await request(server, base, { headers: { accept: 'application/json;as=Table;g=meta.k8s.io;v=v1' } });

@@ -26,7 +26,7 @@ export function widgetCrd(group = 'stable.example.com'): any {
           extra: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true },
         },
       },
-      status: { type: 'object', properties: { ready: { type: 'boolean' }, replicas: { type: 'integer' } } },
+      status: { type: 'object', properties: { ready: { type: 'boolean' }, replicas: { type: 'integer' }, selector: { type: 'string' } } },
     },
   };
   return {
@@ -40,7 +40,7 @@ export function widgetCrd(group = 'stable.example.com'): any {
       versions: [
         {
           name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: schema },
-          subresources: { status: {} },
+          subresources: { status: {}, scale: { specReplicasPath: '.spec.replicas', statusReplicasPath: '.status.replicas', labelSelectorPath: '.status.selector' } },
           additionalPrinterColumns: [
             { name: 'Color', type: 'string', jsonPath: '.spec.color' },
             { name: 'Replicas', type: 'integer', jsonPath: '.spec.replicas', priority: 1 },
