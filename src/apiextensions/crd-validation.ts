@@ -10,6 +10,7 @@ import { validateObjectMeta, validateObjectMetaUpdate, isDns1123Subdomain } from
 import { fieldErrors, type FieldError } from '../status/status-error.js';
 import type { CrdObject, CrdVersion } from './crd-types.js';
 import { validateSchemaRules } from './schema-rules.js';
+import { validateRules } from './cel/rules.js';
 
 
 const dns1035LabelFmt = '[a-z]([-a-z0-9]*[a-z0-9])?';
@@ -35,7 +36,7 @@ export function versionSchema(v: CrdVersion, path: string): { schema?: Structura
   const schema = parseStructural(raw, schemaPath, problems);
   const errs = problems.map((p) => fieldErrors.invalid(p.path, p.value, p.detail));
   if (errs.length) return { errs };
-  errs.push(...validateStructural(schema, schemaPath), ...validateSchemaRules(schema, schemaPath));
+  errs.push(...validateStructural(schema, schemaPath), ...validateSchemaRules(schema, schemaPath), ...validateRules(schema, schemaPath));
   return { schema, errs };
 }
 

@@ -14,14 +14,18 @@ import type { Structural } from '../api/schema/structural.js';
 import { toInternal } from '../api/schema/to-internal.js';
 import { validateValue } from '../api/schema/value-validation.js';
 import { validateObjectMeta, validateObjectMetaUpdate } from '../api/validation/names.js';
-import type { FieldError } from '../status/status-error.js';
+import { fieldErrors, type FieldError } from '../status/status-error.js';
 import type { CrdObject, CrdVersion } from './crd-types.js';
 import { versionSchema } from './crd-validation.js';
 import { fieldNameOf, parseJsonPath, valueAt } from './json-path.js';
 import { printerColumns } from './printer-columns.js';
 import { compareVersionPriority } from './version-priority.js';
+import { RuleValidator } from './cel/rule-validator.js';
 import { scaleSubresource } from './scale.js';
 import { scaleKind } from '../api/autoscaling/scale.js';
+
+/** Errors after which an object does not have the shape its CEL rules were written for (strategy.go's hasBlockingErr). */
+const blockingErrors = new Set(['FieldValueNotSupported', 'FieldValueRequired', 'FieldValueTooLong', 'FieldValueTooMany', 'FieldValueTypeInvalid']);
 
 /** The internal schema of a custom resource: the structural properties, with ObjectMeta as metadata. */
 function internalSchemaOf(kind: string, structural: Structural): StructSchema {
@@ -81,7 +85,16 @@ function declarationOf(crd: CrdObject, v: CrdVersion, index: number, storageVers
     conversion = { fromStorage: (o) => defaulted(o, apiVersion), toStorage: (o) => o };
   }
 
-  const validateBody = (obj: KObject): FieldError[] => validateValue(structural, obj, '');
+  const rules = new RuleValidator(structural);
+  /** schema validation, then the CEL rules unless the object does not have the shape they were written for */
+  const validateBody = (obj: KObject, old?: KObject): FieldError[] => {
+    const errs = validateValue(structural, obj, '');
+    if (!rules.active) return errs;
+    if (errs.some((e) => blockingErrors.has(e.type))) {
+      return [...errs, fieldErrors.invalid('<nil>', 'null', 'some validation rules were not checked because the object was invalid; correct the existing errors to complete validation')];
+    }
+    return [...errs, ...rules.validate(obj, old)];
+  };
   const subresources: Record<string, (submitted: KObject, stored: KObject) => KObject> = {};
   if (hasStatus) subresources.status = (submitted, stored) => ({ ...stored, status: (submitted as { status?: unknown }).status } as KObject);
   const scale = v.subresources?.scale ? scaleSubresource(v.subresources.scale) : undefined;
@@ -130,7 +143,7 @@ function declarationOf(crd: CrdObject, v: CrdVersion, index: number, storageVers
     validate: (obj) => [...validateObjectMeta(obj.metadata, namespaced, 'dns1123Subdomain'), ...validateBody(obj), ...(scale?.validate(obj) ?? [])],
     validateUpdate: (obj, old) => [
       ...validateObjectMeta(obj.metadata, namespaced, 'dns1123Subdomain'), ...validateObjectMetaUpdate(obj.metadata, old.metadata),
-      ...validateBody(obj), ...(scale?.validate(obj) ?? []),
+      ...validateBody(obj, old), ...(scale?.validate(obj) ?? []),
     ],
   };
   return decl;

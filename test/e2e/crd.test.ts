@@ -231,6 +231,50 @@ describe('CustomResourceDefinitions', () => {
     assert.ok(v2.definitions['com.example.stable.v1.Widget']);
   });
 
+  it('validates CEL rules: refused when they do not compile or cost too much, enforced on create and update', async () => {
+    const gizmos = (rules: unknown[], replicas: Record<string, unknown> = { type: 'integer' }) => ({
+      apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition', metadata: { name: 'gizmos.cel.example.com' },
+      spec: {
+        group: 'cel.example.com', scope: 'Cluster', names: { plural: 'gizmos', kind: 'Gizmo' },
+        versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', properties: { spec: {
+          type: 'object', 'x-kubernetes-validations': rules,
+          properties: { replicas, min: { type: 'integer' }, tags: { type: 'array', items: { type: 'string' } } },
+        } } } } }],
+      },
+    });
+    const broken = await request(server, crdPath, { method: 'POST', body: gizmos([{ rule: 'self.replicas >' }, { rule: 'self.tags.all(a, self.tags.all(b, a != b))' }]) });
+    assert.equal(broken.status, 422, broken.body);
+    const causes = broken.json.details.causes.map((c: any) => `${c.field}: ${c.message}`);
+    assert.match(causes[0], /^spec.versions\[0\].schema.openAPIV3Schema.properties\[spec\].x-kubernetes-validations\[0\].rule: Invalid value: "self.replicas >": compilation failed: ERROR: /);
+    assert.match(causes[1], /x-kubernetes-validations\[1\].rule: Forbidden: estimated rule cost exceeds budget by factor of more than 100x/);
+
+    const ok = await request(server, crdPath, { method: 'POST', body: gizmos([
+      { rule: 'self.replicas >= self.min', messageExpression: '"replicas must be at least " + string(self.min)' },
+      { rule: 'self.replicas >= oldSelf.replicas', message: 'replicas may not shrink', reason: 'FieldValueForbidden', fieldPath: '.replicas' },
+    ]) });
+    assert.equal(ok.status, 201, ok.body);
+    await waitEstablished(server, 'gizmos.cel.example.com');
+    const path = '/apis/cel.example.com/v1/gizmos';
+    const gizmo = (replicas: number, extra: Record<string, unknown> = {}) => ({ apiVersion: 'cel.example.com/v1', kind: 'Gizmo', metadata: { name: 'g', ...extra }, spec: { replicas, min: 2 } });
+    const low = await request(server, path, { method: 'POST', body: gizmo(1) });
+    assert.equal(low.status, 422, low.body);
+    assert.equal(low.json.message, 'Gizmo.cel.example.com "g" is invalid: spec: Invalid value: "object": replicas must be at least 2');
+    const created = await request(server, path, { method: 'POST', body: gizmo(5) });
+    assert.equal(created.status, 201, created.body);
+    const shrink = await request(server, `${path}/g`, { method: 'PUT', body: gizmo(3, { resourceVersion: created.json.metadata.resourceVersion }) });
+    assert.equal(shrink.status, 422, shrink.body);
+    assert.deepEqual(shrink.json.details.causes, [{ reason: 'FieldValueForbidden', message: 'Forbidden: replicas may not shrink', field: 'spec.replicas' }]);
+    const grow = await request(server, `${path}/g`, { method: 'PUT', body: gizmo(6, { resourceVersion: created.json.metadata.resourceVersion }) });
+    assert.equal(grow.status, 200, grow.body);
+    const typeError = await request(server, `${path}/g`, { method: 'PUT', body: { ...gizmo(6), spec: { replicas: 'six', min: 2 } } });
+    assert.equal(typeError.status, 422);
+    assert.deepEqual(typeError.json.details.causes.map((c: any) => c.message), [
+      'Invalid value: "string": spec.replicas in body must be of type integer: "string"',
+      'Invalid value: "null": some validation rules were not checked because the object was invalid; correct the existing errors to complete validation',
+    ]);
+    assert.equal((await request(server, `${crdPath}/gizmos.cel.example.com`, { method: 'DELETE' })).status, 200);
+  });
+
   it('deletes every custom resource before the definition goes, then answers 404', async () => {
     const res = await request(server, `${crdPath}/widgets.stable.example.com`, { method: 'DELETE' });
     assert.equal(res.status, 200, res.body);
