@@ -16,6 +16,7 @@ import { serviceAccountKind } from './api/core/service-account.js';
 import { withKubernetesAliases } from './api/registry/alias.js';
 import { ApiRegistry } from './api/registry/api-registry.js';
 import { builtinKinds } from './api/registry/builtin.js';
+import { enabledKinds } from './api/registry/enablement.js';
 import { Services } from './api/services.js';
 import { readModelLookup } from './auth/authn/service-account/lookup.js';
 import type { ServerConfig } from './config/flags.js';
@@ -94,6 +95,7 @@ export async function startApiServer(config: ServerConfig, log: Logger): Promise
     ['start-namespace-controller', false],
   ]);
 
+  for (const warning of config.featureGates.warnings) log.warn(warning);
   // auditing first: a malformed policy or an unusable backend refuses start before anything else
   const auditor = setUpAuditing(config, log);
 
@@ -121,7 +123,8 @@ export async function startApiServer(config: ServerConfig, log: Logger): Promise
   postStartHooks.set('generic-apiserver-start-informers', true);
 
   // the API: the runtime registry, admission, and the generic store of every served kind
-  const kinds = new ApiRegistry(config.kubernetesGroupAliases ? withKubernetesAliases(builtinKinds) : builtinKinds);
+  const enabled = enabledKinds(builtinKinds, config.runtimeConfig);
+  const kinds = new ApiRegistry(config.kubernetesGroupAliases ? withKubernetesAliases(enabled) : enabled);
   const admission = new AdmissionChain([new NamespaceLifecycle(readModel, immortalNamespaces)]);
   const stores = new ResourceStores(kinds, { readModel, writer, snapshots: new SnapshotCache(config.continueTtlMs), admission, config });
   postStartHooks.set('start-apiserver-admission-initializer', true);

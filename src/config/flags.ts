@@ -18,6 +18,7 @@ import {
   parseBool,
   parseFeatureGates,
 } from './feature-gates.js';
+import { parseRuntimeConfig, type RuntimeConfig } from './runtime-config.js';
 
 const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
@@ -48,6 +49,8 @@ export interface ServerConfig {
   readonly maxUnsentBytesPerConnection: number;
   readonly shutdownDelayMs: number;
   readonly featureGates: FeatureGates;
+  /** `--runtime-config`: built-in API enablement (see runtime-config.ts) */
+  readonly runtimeConfig: RuntimeConfig;
   readonly logLevel: LogLevel;
   /** Empty: use the embedded SQLite store in dataDir. */
   readonly etcdServers: string[];
@@ -154,6 +157,8 @@ interface FlagValues {
   ip: string;
   level: LogLevel;
   featureGates: FeatureGates;
+  /** Comma-separated `key[=value]` pairs, repeats merging (cliflag.ConfigurationMap). */
+  runtimeConfig: RuntimeConfig;
 }
 type FlagType = keyof FlagValues;
 
@@ -239,6 +244,11 @@ const KINDS: { readonly [T in FlagType]: Kind<FlagValues[T]> } = {
   featureGates: {
     typeName: 'mapStringBool',
     parse: (text, previous) => parseFeatureGates(text, previous),
+    show: () => undefined,
+  },
+  runtimeConfig: {
+    typeName: 'mapStringString',
+    parse: (text, previous) => parseRuntimeConfig(text, previous),
     show: () => undefined,
   },
 };
@@ -917,6 +927,20 @@ const FLAGS: readonly AnyFlagSpec[] = [
     key: 'requestheaderUsernameHeaders',
     default: [],
     help: 'List of request headers to inspect for usernames. X-Remote-User is common.',
+  },
+  {
+    name: 'runtime-config',
+    type: 'runtimeConfig',
+    key: 'runtimeConfig',
+    default: Object.freeze({}),
+    help:
+      'A set of key=value pairs that enable or disable built-in APIs. Supported options are:\n' +
+      'v1=true|false for the core API group\n' +
+      '<group>/<version>=true|false for a specific API group and version (e.g. apps/v1=true)\n' +
+      'api/all=true|false controls all API versions\n' +
+      'api/ga=true|false controls all API versions of the form v[0-9]+\n' +
+      'api/beta=true|false controls all API versions of the form v[0-9]+beta[0-9]+\n' +
+      'api/alpha=true|false controls all API versions of the form v[0-9]+alpha[0-9]+',
   },
   {
     name: 'secure-port',
