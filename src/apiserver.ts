@@ -20,6 +20,7 @@ import { clusterRoleKind } from './api/rbac/roles.js';
 import { withKubernetesAliases } from './api/registry/alias.js';
 import { ApiRegistry } from './api/registry/api-registry.js';
 import { builtinKinds } from './api/registry/builtin.js';
+import { enabledKinds } from './api/registry/enablement.js';
 import { Services } from './api/services.js';
 import { readModelLookup } from './auth/authn/service-account/lookup.js';
 import type { ServerConfig } from './config/server-config.js';
@@ -31,6 +32,8 @@ import { reconcileBootstrapPolicy } from './controllers/rbac/bootstrap-reconcile
 import { ServiceAccountController } from './controllers/service-account-controller.js';
 import { TokenSecretController } from './controllers/token-secret-controller.js';
 import { secretKind } from './api/core/secret.js';
+import { crdKind } from './apiextensions/crd-kind.js';
+import { CrdController } from './apiextensions/crd-controller.js';
 import { MaxInflightLimiter } from './flowcontrol/max-inflight.js';
 import { HealthEndpoint } from './http/health.js';
 import { NonResourceHandler } from './http/non-resource.js';
@@ -99,6 +102,7 @@ export async function startApiServer(config: ServerConfig, log: Logger): Promise
     ['start-namespace-controller', false],
   ]);
 
+  for (const warning of config.featureGates.warnings) log.warn(warning);
   // auditing first: a malformed policy or an unusable backend refuses start before anything else
   const auditor = setUpAuditing(config, log);
 
@@ -130,7 +134,8 @@ export async function startApiServer(config: ServerConfig, log: Logger): Promise
   const authz = await authorization(config, { readModel }, log);
   const { authorizer, rbacIndex } = authz;
   if (rbacIndex) postStartHooks.set('rbac/bootstrap-roles', false);
-  const kinds = new ApiRegistry(config.kubernetesGroupAliases ? withKubernetesAliases(builtinKinds) : builtinKinds);
+  const enabled = enabledKinds(builtinKinds, config.runtimeConfig);
+  const kinds = new ApiRegistry(config.kubernetesGroupAliases ? withKubernetesAliases(enabled) : enabled);
   const admission = new AdmissionChain([
     new NamespaceLifecycle(readModel, immortalNamespaces),
     ...(rbacIndex ? [new RbacEscalationCheck(authorizer, rbacIndex)] : []),
@@ -231,6 +236,7 @@ export async function startApiServer(config: ServerConfig, log: Logger): Promise
     new ServiceAccountController(readModel, stores.of(serviceAccountKind), onControllerError),
     new NamespaceController(readModel, stores.of(namespaceKind), () => stores.namespaced(), onControllerError),
     ...(rbacIndex ? [new ClusterRoleAggregationController(readModel, rbacIndex, stores.of(clusterRoleKind), onControllerError)] : []),
+    new CrdController({ readModel, registry: kinds, crds: stores.of(crdKind), storeOf: (k) => stores.of(k), onError: onControllerError }),
     ...(config.enableGarbageCollector ? [new GarbageCollector({ readModel, kinds, storeOf: (k) => stores.of(k), onError: onControllerError })] : []),
     ...(authn.tokenGenerator ? [new TokenSecretController(readModel, stores.of(secretKind), authn.tokenGenerator, pki.caCertPem, onControllerError)] : []),
   ];

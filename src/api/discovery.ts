@@ -63,6 +63,7 @@ export interface APIGroupDiscoveryList {
  */
 const subresourceVerbs: Readonly<Record<string, readonly string[]>> = {
   status: ['get', 'patch', 'update'],
+  scale: ['get', 'patch', 'update'],
   finalize: ['update'],
 };
 
@@ -204,7 +205,7 @@ interface Subresource {
 /** Subresources by name: those that read and write the object, and those that only create. */
 export function subresourcesOf(k: KindDeclaration): Subresource[] {
   return [
-    ...Object.keys(k.subresources ?? {}).map((name) => ({ name, verbs: verbsOf(name) })),
+    ...Object.keys(k.subresources ?? {}).map((name) => ({ name, verbs: verbsOf(name), kind: k.subresourceViews?.[name]?.kind })),
     ...Object.entries(k.subresourceCreate ?? {}).map(([name, sub]) => ({ name, verbs: ['create'], kind: sub.kinds[0] })),
   ].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
 }

@@ -6,6 +6,7 @@ import type { FieldError } from '../status/status-error.js';
 import type { GarbageCollectionPolicy, PropagationOptions } from './deletion-policy.js';
 import type { KObject } from './meta.js';
 import type { StructSchema } from './schema.js';
+import type { Structural } from './schema/structural.js';
 import type { TableColumn } from './printing.js';
 import type { NameRule } from './validation/names.js';
 import type { Services } from './services.js';
@@ -46,6 +47,13 @@ export interface SubresourceCreate {
   /** the body's kind, first the served name, then aliases a client may send */
   kinds: readonly KindDeclaration[];
   create(parent: Readonly<KObject>, body: KObject, ctx: VirtualCreateContext): KObject | Promise<KObject>;
+}
+
+/** A subresource served as another kind (see KindDeclaration.subresourceViews). */
+export interface SubresourceView {
+  /** the kind a body must be, and the response is */
+  kind: KindDeclaration;
+  view(obj: Readonly<KObject>): KObject;
 }
 
 export interface KindDeclaration {
@@ -94,6 +102,11 @@ export interface KindDeclaration {
    * and the stored one into what is written, so that a subresource changes only its own part.
    */
   subresources?: Readonly<Record<string, (submitted: KObject, stored: KObject) => KObject>>;
+  /**
+   * Subresources read and written in another kind's representation (a custom resource's `scale`
+   * as autoscaling/v1 Scale): `view` renders the object; writes go through `subresources[name]`.
+   */
+  subresourceViews?: Readonly<Record<string, SubresourceView>>;
   /** Creates served without storage (TokenReview, SelfSubjectReview): the answer to a POST */
   virtualCreate?(body: KObject, ctx: VirtualCreateContext): KObject | Promise<KObject>;
   /** Creates on subresources of a stored object (a ServiceAccount's `token`) */
@@ -113,6 +126,17 @@ export interface KindDeclaration {
   table?: readonly TableColumn[];
   validate(obj: KObject): FieldError[];
   validateUpdate(obj: KObject, old: KObject): FieldError[];
+  /**
+   * Custom resources: the structural schema the internal `schema` was derived from, published as
+   * written in OpenAPI; bodies decode unstructured through `decodeUnstructured` (pruning and
+   * defaulting) instead of the typed decoder.
+   */
+  structural?: Structural;
+  decodeUnstructured?(raw: Record<string, unknown>): { object: KObject; unknownFields: string[] };
+  /** false: Protobuf is neither served nor accepted (custom resources, as in Kubernetes) */
+  protobuf?: boolean;
+  /** set on a deprecated version: the Warning every request to it carries */
+  deprecationWarning?: string;
 }
 
 export function apiVersionOf(k: Pick<KindDeclaration, 'group' | 'version'>): string {

@@ -116,7 +116,13 @@ export function decodeObject(target: KindDeclaration, raw: unknown, validation: 
   const outcome: DecodeOutcome = { unknownFields: [] };
   let object: KObject;
   try {
-    object = decodeValue(target.schema, input, '', target.schema.goName, outcome) as KObject;
+    if (target.decodeUnstructured) {
+      const decoded = target.decodeUnstructured(input);
+      object = decoded.object;
+      outcome.unknownFields.push(...decoded.unknownFields);
+    } else {
+      object = decodeValue(target.schema, input, '', target.schema.goName, outcome) as KObject;
+    }
   } catch (err) {
     if (err instanceof DecodeError) throw cannotHandle(err.message);
     throw err;

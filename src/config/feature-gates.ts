@@ -8,6 +8,8 @@ export type FeatureStage = 'ALPHA' | 'BETA' | 'GA' | 'DEPRECATED';
 export interface FeatureSpec {
   readonly stage: FeatureStage;
   readonly default: boolean;
+  /** a GA (or removed-behaviour) gate that can no longer be set to anything but its default */
+  readonly lockToDefault?: boolean;
 }
 
 export type FeatureSpecs = Readonly<Record<string, FeatureSpec>>;
@@ -23,6 +25,9 @@ export const KNOWN_FEATURES: FeatureSpecs = freezeSpecs({
   CBORServingAndStorage: { stage: 'ALPHA', default: false },
   ComponentSLIs: { stage: 'BETA', default: true },
   ConsistentListFromCache: { stage: 'BETA', default: true },
+  CustomResourceFieldSelectors: { stage: 'GA', default: true, lockToDefault: true },
+  AggregatedDiscoveryEndpoint: { stage: 'GA', default: true, lockToDefault: true },
+  KMSv1: { stage: 'DEPRECATED', default: false },
   StructuredAuthenticationConfiguration: { stage: 'BETA', default: true },
   StructuredAuthorizationConfiguration: { stage: 'BETA', default: true },
   WatchFromStorageWithoutResourceVersion: { stage: 'BETA', default: false },
@@ -36,6 +41,8 @@ export interface FeatureGates {
   readonly overrides: Readonly<Record<string, boolean>>;
   /** Throws for a gate not in `known`: asking for one is a typo in the caller (Kubernetes panics). */
   enabled(name: string): boolean;
+  /** what setting deprecated or GA gates warrants saying at start (Kubernetes logs the same) */
+  readonly warnings: readonly string[];
 }
 
 /** Every gate at its default. */
@@ -66,14 +73,22 @@ export function parseFeatureGates(text: string, base: FeatureGates = defaultFeat
   const overrides = { ...base.overrides };
   for (const [name, value] of settings) {
     if (!Object.hasOwn(base.known, name)) throw new Error(`unrecognized feature gate: ${name}`);
+    const spec = base.known[name];
+    if (spec.lockToDefault && value !== spec.default) {
+      throw new Error(`cannot set feature gate ${name} to ${value}, feature is locked to ${spec.default}`);
+    }
     overrides[name] = value;
   }
   return makeGates(base.known, overrides);
 }
 
-/** One line per gate, sorted, in Kubernetes' help format: `Name=true|false (BETA - default=true)`. */
+/**
+ * One line per gate, sorted, in Kubernetes' help format: `Name=true|false (BETA - default=true)`;
+ * GA and deprecated gates are left out, as KnownFeatures leaves them out.
+ */
 export function describeFeatureGates(known: FeatureSpecs = KNOWN_FEATURES): string[] {
   return Object.keys(known)
+    .filter((name) => known[name].stage !== 'GA' && known[name].stage !== 'DEPRECATED')
     .sort()
     .map((name) => `${name}=true|false (${known[name].stage} - default=${known[name].default})`);
 }
@@ -88,11 +103,22 @@ export function parseBool(text: string): boolean {
   throw new Error(`strconv.ParseBool: parsing ${JSON.stringify(text)}: invalid syntax`);
 }
 
+/** The warnings featuregate.Set logs for gates that are on their way out. */
+function warningsOf(known: FeatureSpecs, overrides: Readonly<Record<string, boolean>>): string[] {
+  return Object.keys(overrides).sort().flatMap((name) => {
+    const stage = known[name].stage;
+    if (stage === 'DEPRECATED') return [`Setting deprecated feature gate ${name}=${overrides[name]}. It will be removed in a future release.`];
+    if (stage === 'GA') return [`Setting GA feature gate ${name}=${overrides[name]}. It will be removed in a future release.`];
+    return [];
+  });
+}
+
 function makeGates(known: FeatureSpecs, overrides: Record<string, boolean>): FeatureGates {
   const frozen = Object.freeze(overrides);
   return Object.freeze({
     known,
     overrides: frozen,
+    warnings: Object.freeze(warningsOf(known, frozen)),
     enabled(name: string): boolean {
       if (!Object.hasOwn(known, name)) throw new Error(`feature gate "${name}" is not registered`);
       return Object.hasOwn(frozen, name) ? frozen[name] : known[name].default;

@@ -5,6 +5,7 @@
 import { isIP } from 'node:net';
 import { formatDuration, parseDuration } from './duration.js';
 import { type FeatureGates, parseBool, parseFeatureGates } from './feature-gates.js';
+import { parseRuntimeConfig, type RuntimeConfig } from './runtime-config.js';
 import { LOG_LEVELS, type LogLevel, type ServerConfig } from './server-config.js';
 
 /** A command-line (or environment) error; the message names the flag. */
@@ -30,6 +31,8 @@ export interface FlagValues {
   ip: string;
   level: LogLevel;
   featureGates: FeatureGates;
+  /** Comma-separated `key[=value]` pairs, repeats merging (cliflag.ConfigurationMap). */
+  runtimeConfig: RuntimeConfig;
 }
 export type FlagType = keyof FlagValues;
 
@@ -115,6 +118,11 @@ export const KINDS: { readonly [T in FlagType]: Kind<FlagValues[T]> } = {
   featureGates: {
     typeName: 'mapStringBool',
     parse: (text, previous) => parseFeatureGates(text, previous),
+    show: () => undefined,
+  },
+  runtimeConfig: {
+    typeName: 'mapStringString',
+    parse: (text, previous) => parseRuntimeConfig(text, previous),
     show: () => undefined,
   },
 };

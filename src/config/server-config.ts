@@ -1,5 +1,6 @@
 /** The parsed command line (src/config/flags.ts builds it from the flag table). */
 import type { FeatureGates } from './feature-gates.js';
+import type { RuntimeConfig } from './runtime-config.js';
 
 export const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
@@ -36,6 +37,8 @@ export interface ServerConfig {
   readonly maxUnsentBytesPerConnection: number;
   readonly shutdownDelayMs: number;
   readonly featureGates: FeatureGates;
+  /** `--runtime-config`: built-in API enablement (see runtime-config.ts) */
+  readonly runtimeConfig: RuntimeConfig;
   readonly logLevel: LogLevel;
   /** Empty: use the embedded SQLite store in dataDir. */
   readonly etcdServers: string[];

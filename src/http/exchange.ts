@@ -108,7 +108,11 @@ export class Exchange {
     return 'stream' in res ? res.stream.destroyed : res.destroyed || (this.req as IncomingMessage).socket.destroyed;
   }
 
-  get offered(): readonly MediaTypeOffer[] { return this.options.offered; }
+  /** The encodings offered for this request: custom resources (a kind with `protobuf: false`) have no Protobuf. */
+  get offered(): readonly MediaTypeOffer[] {
+    if (this.kind?.protobuf !== false) return this.options.offered;
+    return this.options.offered.filter((o) => o.encoding !== 'protobuf');
+  }
 
   /**
    * The response encoding; throws 406 when the client accepts nothing we offer. A resource request

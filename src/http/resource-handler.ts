@@ -3,7 +3,7 @@
  * ObjectStore, and answer in the negotiated encoding.
  */
 import { goQuote } from '../api/go-quote.js';
-import { apiVersionOf, type KindDeclaration } from '../api/kind.js';
+import { apiVersionOf, type KindDeclaration, type SubresourceView } from '../api/kind.js';
 import { isValidPathSegmentName } from '../api/validation/names.js';
 import { deleteOptionsSchema, type KObject } from '../api/meta.js';
 import { decodeBody, decodeObject, parseBody } from '../codec/body-decoder.js';
@@ -79,6 +79,8 @@ export class ResourceHandler {
     if (info.subresource && !kind.subresources?.[info.subresource]) throw errors.pathNotFound();
     if (!allowedOnPath(kind, info)) throw errors.methodNotAllowed();
     const namespace = kind.namespaced ? info.namespace : undefined;
+    const view = info.subresource ? kind.subresourceViews?.[info.subresource] : undefined;
+    if (view) return this.serveView(ex, store, view, namespace, info);
 
     switch (info.verb) {
       case 'get': return this.get(ex, store, namespace, info.name);
@@ -164,7 +166,7 @@ export class ResourceHandler {
    * body; an apply patch is merged by server-side apply, creating the object if it is missing.
    */
   private async patch(ex: Exchange, store: ObjectStore, kind: KindDeclaration, namespace: string | undefined, name: string, subresource?: string): Promise<void> {
-    const type = patchTypeOf(header(ex.req, 'content-type'), acceptedPatchTypes({ cbor: ex.offered.some((o) => o.encoding === 'cbor'), strategicMerge: true }));
+    const type = patchTypeOf(header(ex.req, 'content-type'), acceptedPatchTypes({ cbor: ex.offered.some((o) => o.encoding === 'cbor'), strategicMerge: !kind.decodeUnstructured }));
     const w = parseWriteQuery(ex.query, 'PatchOptions');
     const force = parseBoolParam(ex.query, 'force');
     const apply = type === 'application/apply-patch+yaml' || type === 'application/apply-patch+cbor';
@@ -234,6 +236,43 @@ export class ResourceHandler {
     const result = await store.patch(namespace, name, ctx, transform, subresource);
     ex.warnings.push(...warnings);
     ex.sendObject(200, result);
+  }
+
+  /**
+   * A subresource in another kind's representation (a custom resource's Scale): read as that
+   * kind, replaced or patched as that kind, written through the subresource's projection.
+   */
+  private async serveView(ex: Exchange, store: ObjectStore, view: SubresourceView, namespace: string | undefined, info: RequestInfo): Promise<void> {
+    const { name, subresource } = info;
+    if (info.verb === 'get') {
+      ex.sendObject(200, view.view((await store.getLatest(namespace, name)).object));
+      return;
+    }
+    const w = parseWriteQuery(ex.query, info.verb === 'update' ? 'UpdateOptions' : 'PatchOptions');
+    const ctx = this.writeContext(ex, w.fieldManager, w.dryRun);
+    if (info.verb === 'update') {
+      const body = await this.decode(ex, view.kind, w.fieldValidation);
+      if (body.metadata.name !== name) {
+        throw errors.badRequest(`the name of the object (${body.metadata.name ?? ''}) does not match the name on the URL (${name})`);
+      }
+      const { object } = await store.update(namespace, name, body, ctx, subresource);
+      ex.sendObject(200, view.view(object.object));
+      return;
+    }
+    const type = patchTypeOf(header(ex.req, 'content-type'), ['application/json-patch+json', 'application/merge-patch+json']);
+    const body = await readBody(ex.req, this.deps.maxRequestBodyBytes);
+    let patch: unknown;
+    try {
+      patch = parseJson(body.toString('utf8'));
+    } catch (err) {
+      throw errors.badRequest(`error decoding patch: ${(err as Error).message}`);
+    }
+    const result = await store.patch(namespace, name, ctx, (current) => {
+      const shown = view.view(current);
+      const patched = type === 'application/json-patch+json' ? applyJsonPatch(shown, patch, { fieldValidation: w.fieldValidation }) : applyMergePatch(shown, patch, { fieldValidation: w.fieldValidation });
+      return decodeObject(view.kind, patched, w.fieldValidation).object;
+    }, subresource);
+    ex.sendObject(200, view.view(result.object));
   }
 
   private async deleteOptions(ex: Exchange) {

@@ -85,6 +85,9 @@ export function prepareUpdate(kind: KindDeclaration, body: KObject, stored: Read
     if (!project) throw errors.notFound({ group: kind.group, resource: kind.resource }, name);
     obj = project(obj, structuredClone(old));
   } else {
+    // generation is the server's: the kind's strategy may move it from the stored value
+    obj.metadata.generation = old.metadata.generation;
+    if (obj.metadata.generation === undefined) delete obj.metadata.generation;
     kind.prepareForUpdate?.(obj, old, ctx);
   }
   const meta = obj.metadata;
@@ -93,7 +96,6 @@ export function prepareUpdate(kind: KindDeclaration, body: KObject, stored: Read
   meta.creationTimestamp = old.metadata.creationTimestamp;
   meta.deletionTimestamp = old.metadata.deletionTimestamp;
   meta.deletionGracePeriodSeconds = old.metadata.deletionGracePeriodSeconds;
-  meta.generation = old.metadata.generation;
   if (kind.namespaced) meta.namespace ??= old.metadata.namespace;
   const errs = kind.validateUpdate(obj, old);
   if (errs.length) throw invalid(kind, name, errs);

@@ -12,6 +12,7 @@ import type { RequestInfo } from '../http/request-info.js';
 import type { ResourceHandler } from '../http/resource-handler.js';
 import { errors } from '../status/status-error.js';
 import type { Handler } from './filter.js';
+import { noteDeprecation, type DeprecatedRequestHook } from './deprecation.js';
 import type { RequestContext, Upgrade } from './request-context.js';
 
 export interface DispatchDeps {
@@ -19,6 +20,8 @@ export interface DispatchDeps {
   resources: ResourceHandler;
   nonResource: NonResourceHandler;
   onWebSocketError(err: unknown): void;
+  /** told of every request to a deprecated version (the apiserver_requested_deprecated_apis gauge) */
+  onDeprecatedRequest?: DeprecatedRequestHook;
 }
 
 function kindOf(kinds: ApiRegistry, info: RequestInfo): KindDeclaration {
@@ -59,6 +62,7 @@ export function dispatcher(deps: DispatchDeps): Handler {
     }
     const kind = kindOf(deps.kinds, ctx.info);
     ex.kind = kind;
+    noteDeprecation(kind, ctx.info, ctx, ex.warnings, deps.onDeprecatedRequest);
     void ex.negotiated; // an unacceptable Accept fails before any work is done
     await deps.resources.serve(ex, ctx.info, kind);
   };

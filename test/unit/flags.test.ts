@@ -102,11 +102,14 @@ describe('feature gates', () => {
     assert.deepEqual(
       Object.fromEntries(Object.entries(KNOWN_FEATURES).map(([name, spec]) => [name, `${spec.stage}/${spec.default}`])),
       {
+        AggregatedDiscoveryEndpoint: 'GA/true',
         AnonymousAuthConfigurableEndpoints: 'BETA/true',
         APIResponseCompression: 'BETA/true',
         CBORServingAndStorage: 'ALPHA/false',
         ComponentSLIs: 'BETA/true',
         ConsistentListFromCache: 'BETA/true',
+        CustomResourceFieldSelectors: 'GA/true',
+        KMSv1: 'DEPRECATED/false',
         StructuredAuthenticationConfiguration: 'BETA/true',
         StructuredAuthorizationConfiguration: 'BETA/true',
         WatchFromStorageWithoutResourceVersion: 'BETA/false',
@@ -158,7 +161,21 @@ describe('feature gates', () => {
 
   it('describes gates in Kubernetes help form', () => {
     assert.equal(describeFeatureGates()[0], 'APIResponseCompression=true|false (BETA - default=true)');
-    assert.equal(describeFeatureGates().length, Object.keys(KNOWN_FEATURES).length);
+    // GA and deprecated gates are left out of help, as Kubernetes' KnownFeatures leaves them out
+    assert.equal(describeFeatureGates().length, Object.values(KNOWN_FEATURES).filter((f) => f.stage !== 'GA' && f.stage !== 'DEPRECATED').length);
+    assert.ok(!describeFeatureGates().some((line) => line.startsWith('CustomResourceFieldSelectors=')));
+  });
+
+  it('refuses to move a locked GA gate off its default, and warns about deprecated and GA gates', () => {
+    assert.throws(() => parseFeatureGates('CustomResourceFieldSelectors=false'), {
+      message: 'cannot set feature gate CustomResourceFieldSelectors to false, feature is locked to true',
+    });
+    const gates = parseFeatureGates('CustomResourceFieldSelectors=true,KMSv1=true,WatchList=false');
+    assert.deepEqual(gates.warnings, [
+      'Setting GA feature gate CustomResourceFieldSelectors=true. It will be removed in a future release.',
+      'Setting deprecated feature gate KMSv1=true. It will be removed in a future release.',
+    ]);
+    assert.deepEqual(defaultFeatureGates().warnings, []);
   });
 
   it('parses bools as strconv.ParseBool', () => {
@@ -196,6 +213,7 @@ describe('parseFlags', () => {
         maxUnsentBytesPerConnection: 16_777_216,
         shutdownDelayMs: 0,
         featureGates: undefined,
+        runtimeConfig: {},
         logLevel: 'info',
         etcdServers: [],
         etcdPrefix: '/registry',
@@ -430,7 +448,7 @@ describe('parseFlags', () => {
     const help = helpText();
     const names = [...help.matchAll(/^ {2}(?:-\w, | {4})--([\w-]+)/gm)].map((match) => match[1]);
     assert.deepEqual(names, [...names].sort());
-    assert.equal(names.length, 97); // 38, kube-apiserver's 30 audit flags and 29 authentication flags
+    assert.equal(names.length, 98); // 39, kube-apiserver's 30 audit flags and 29 authentication flags
     assert.match(help, /^ {6}--secure-port int +The port .* \(default 6443\)$/m);
     assert.match(help, /^ {6}--bind-address ip +.*loopback.* \(default 127\.0\.0\.1\)$/m);
     assert.match(help, /^ {6}--anonymous-auth +Enables .* \(default true\)$/m);
@@ -497,6 +515,15 @@ describe('parseFlags', () => {
         'invalid argument "Foo=bar" for "--feature-gates" flag: invalid value of Foo=bar, err: strconv.ParseBool: parsing "bar": invalid syntax',
       );
       rejects(['--feature-gates=Foo'], 'invalid argument "Foo" for "--feature-gates" flag: missing bool value for Foo');
+      rejects(['--runtime-config=apiall=false'], 'invalid argument "apiall=false" for "--runtime-config" flag: runtime-config invalid key apiall');
+      rejects(['--runtime-config=api/all=false'], 'invalid argument "api/all=false" for "--runtime-config" flag: invalid key with only api/all=false');
+      rejects(['--runtime-config=events.orch.io/v1=maybe'], 'invalid argument "events.orch.io/v1=maybe" for "--runtime-config" flag: invalid value of events.orch.io/v1: maybe, err: strconv.ParseBool: parsing "maybe": invalid syntax');
+    });
+
+    it('parses --runtime-config as kube-apiserver does: comma-separated, a key alone meaning true, repeats merging', () => {
+      assert.deepEqual(config([]).runtimeConfig, {});
+      assert.deepEqual(config(['--runtime-config=api/all=false,v1,events.orch.io/v1=true', '--runtime-config', 'coordination.orch.io/v1/leases=false']).runtimeConfig,
+        { 'api/all': 'false', v1: '', 'events.orch.io/v1': 'true', 'coordination.orch.io/v1/leases': 'false' });
     });
 
     it('validates the port range', () => {

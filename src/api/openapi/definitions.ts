@@ -8,6 +8,7 @@ import type { KindDeclaration } from '../kind.js';
 import { deleteOptionsSchema, listMetaSchema, listSchemaOf, objectMetaSchema, statusSchema } from '../meta.js';
 import type { ApiRegistry } from '../registry/api-registry.js';
 import { s, type Schema, type StructSchema } from '../schema.js';
+import { toOpenApiSchema, type Structural } from '../schema/structural.js';
 import { extensions, sortBy, type Json } from './json.js';
 
 export const metaPackage = 'io.orch.apimachinery.pkg.apis.meta.v1';
@@ -98,6 +99,8 @@ interface Definition {
   schema: StructSchema;
   gvks: GroupVersionKind[];
   description?: string;
+  /** a custom resource's structural schema, published as written */
+  structural?: Structural;
 }
 
 /**
@@ -139,6 +142,8 @@ export class Catalog {
     if (this.definitions.has(name)) throw new Error(`two schemas are named ${name}`);
     this.names.set(schema, name);
     this.definitions.set(name, { schema, gvks: [], ...extra });
+    // a structural schema is written whole, without named nested types
+    if (extra.structural) return;
     for (const field of Object.values(schema.fields)) this.addNested(field, pkg);
   }
 
@@ -149,8 +154,12 @@ export class Catalog {
   }
 }
 
-/** `io.orch.api.<package>.<version>`, the package being the group's first label, `core` for ''. */
+/**
+ * `io.orch.api.<package>.<version>`, the package being the group's first label, `core` for ''.
+ * A custom resource is named by its reversed group, as Kubernetes names them (`com.example.stable.v1`).
+ */
 function kindPackage(k: KindDeclaration): string {
+  if (k.structural) return `${k.group.split('.').reverse().join('.')}.${k.version}`;
   return `io.orch.api.${k.group ? k.group.split('.')[0] : 'core'}.${k.version}`;
 }
 
@@ -171,7 +180,7 @@ export function catalogOf(registry: ApiRegistry): Catalog {
     catalog.add(discovery, metaPackage, { gvks: core(discovery.goName) });
   }
   for (const k of registry.kinds) {
-    catalog.add(k.schema, kindPackage(k), { gvks: [{ group: k.group, kind: k.kind, version: k.version }] });
+    catalog.add(k.schema, kindPackage(k), { gvks: [{ group: k.group, kind: k.kind, version: k.version }], structural: k.structural });
     for (const sub of Object.values(k.subresourceCreate ?? {})) {
       const body = sub.kinds[0];
       catalog.add(body.schema, kindPackage(body), { gvks: [{ group: body.group, kind: body.kind, version: body.version }] });
@@ -260,9 +269,26 @@ function property(schema: Schema, catalog: Catalog, d: Dialect, element = false,
   }
 }
 
+/**
+ * A custom resource's definition: its structural schema, with apiVersion and kind described and
+ * metadata a reference to ObjectMeta, as Kubernetes' CRD OpenAPI builder writes it.
+ */
+function customResourceDefinition(def: Definition & { structural: Structural }, d: Dialect): Json {
+  const out = toOpenApiSchema(def.structural) as Json;
+  const properties = { ...(out.properties as Json | undefined) };
+  properties.apiVersion = { description: 'APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources', type: 'string' };
+  properties.kind = { description: 'Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds', type: 'string' };
+  properties.metadata = ref(d, `${metaPackage}.ObjectMeta`, { description: "Standard object's metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata" });
+  return { ...out, properties, type: 'object', ...extensions({ 'group-version-kind': def.gvks }) };
+}
+
 export function definitions(catalog: Catalog, d: Dialect): Json {
   const out: Json = { ...primitiveDefinitions };
   for (const [name, def] of catalog.definitions) {
+    if (def.structural) {
+      out[name] = customResourceDefinition(def as Definition & { structural: Structural }, d);
+      continue;
+    }
     const fields = Object.entries(def.schema.fields);
     out[name] = {
       ...(def.description ? { description: def.description } : {}),

@@ -12,6 +12,7 @@ import { eventKind } from '../events/event.js';
 import type { KindDeclaration } from '../kind.js';
 import { clusterRoleBindingKind, roleBindingKind } from '../rbac/bindings.js';
 import { clusterRoleKind, roleKind } from '../rbac/roles.js';
+import { crdKind } from '../../apiextensions/crd-kind.js';
 
 /**
  * Core kinds first, so that types the groups share (EventSource) are named by the core package in
@@ -20,5 +21,5 @@ import { clusterRoleKind, roleKind } from '../rbac/roles.js';
 export const builtinKinds: readonly KindDeclaration[] = [
   namespaceKind, serviceAccountKind, secretKind, configMapKind, coreEventKind, eventKind, leaseKind,
   tokenReviewKind, selfSubjectReviewKind,
-  roleKind, clusterRoleKind, roleBindingKind, clusterRoleBindingKind, ...accessReviewKinds,
+  roleKind, clusterRoleKind, roleBindingKind, clusterRoleBindingKind, ...accessReviewKinds, crdKind,
 ];

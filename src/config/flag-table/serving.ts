@@ -115,6 +115,20 @@ export const SERVING_FLAGS: readonly AnyFlagSpec[] = [
     validate: nonNegative,
   },
   {
+    name: 'runtime-config',
+    type: 'runtimeConfig',
+    key: 'runtimeConfig',
+    default: Object.freeze({}),
+    help:
+      'A set of key=value pairs that enable or disable built-in APIs. Supported options are:\n' +
+      'v1=true|false for the core API group\n' +
+      '<group>/<version>=true|false for a specific API group and version (e.g. apps/v1=true)\n' +
+      'api/all=true|false controls all API versions\n' +
+      'api/ga=true|false controls all API versions of the form v[0-9]+\n' +
+      'api/beta=true|false controls all API versions of the form v[0-9]+beta[0-9]+\n' +
+      'api/alpha=true|false controls all API versions of the form v[0-9]+alpha[0-9]+',
+  },
+  {
     name: 'secure-port',
     type: 'int',
     key: 'securePort',
