@@ -5,7 +5,8 @@
  */
 import { serviceAccountKind } from '../src/api/core/service-account.js';
 import { decodeCbor, encodeCbor } from '../src/codec/cbor.js';
-import { decodeEnvelope, encodeEnvelope } from '../src/codec/protobuf.js';
+import { decodeEnvelope } from '../src/codec/proto/decode.js';
+import { encodeEnvelope } from '../src/codec/proto/encode.js';
 import { fromYaml, toYaml } from '../src/codec/yaml.js';
 import { flag, summarize, timeRounds } from './support.js';
 

@@ -5,7 +5,7 @@
 import { Piscina } from 'piscina';
 import { packEnvelopes } from '../src/codec/envelope-batch.js';
 import type { EncodeTask } from '../src/codec/encode-task.js';
-import { encodeEnvelope } from '../src/codec/protobuf.js';
+import { encodeEnvelope } from '../src/codec/proto/encode.js';
 
 export default function encode(task: EncodeTask): unknown {
   const envelopes = task.objects.map((json, i) => {

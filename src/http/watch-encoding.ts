@@ -9,7 +9,7 @@ import { listSchemaOf, partialObjectMetadataListSchema, partialObjectMetadataSch
 import { s, type StructSchema } from '../api/schema.js';
 import { encodeCbor } from '../codec/cbor.js';
 import { partialObjectMetadataListOf, partialObjectMetadataOf, type MetaGroupVersion } from '../codec/partial-metadata.js';
-import { encodeEnvelope, encodeWatchFrame } from '../codec/protobuf.js';
+import { encodeEnvelope, encodeWatchFrame } from '../codec/proto/encode.js';
 import { tableOf, type TableRequest } from '../codec/table.js';
 import type { StatusObject } from '../status/status-error.js';
 import { jsonFrame, type Frame, type WatchEncoding, type WatchView } from '../watch/frames.js';

@@ -4,7 +4,7 @@
  * of a change is built once and shared by every watcher that wants it.
  */
 import type { KObject } from '../api/meta.js';
-import { encodeWatchFrame } from '../codec/protobuf.js';
+import { encodeWatchFrame } from '../codec/proto/encode.js';
 import { StoredObject, type ObjectChange } from '../store/read-model.js';
 import type { WatchSpec } from './watch-hub.js';
 

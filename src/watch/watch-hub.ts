@@ -7,7 +7,7 @@
  * from its last resourceVersion).
  */
 import type { KObject } from '../api/meta.js';
-import { encodeWatchFrame } from '../codec/protobuf.js';
+import { encodeWatchFrame } from '../codec/proto/encode.js';
 import type { ObjectChange, ReadModel, StoredObject } from '../store/read-model.js';
 import type { ChangeLog } from './change-log.js';
 import type { EncoderPool } from './encoder-pool.js';

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { serviceAccountKind } from '../../src/api/core/service-account.js';
-import { encodeEnvelope } from '../../src/codec/protobuf.js';
+import { encodeEnvelope } from '../../src/codec/proto/encode.js';
 import { watchEncoders } from '../../src/http/watch-encoding.js';
 import { ReadModel, StoredObject } from '../../src/store/read-model.js';
 import type { EncoderPool } from '../../src/watch/encoder-pool.js';
