@@ -39,6 +39,7 @@ export interface ServerConfig {
   readonly minRequestTimeoutSeconds: number;
   readonly eventTtlMs: number;
   readonly watchHistoryMs: number;
+  readonly watchEncoderThreads: number;
   readonly continueTtlMs: number;
   readonly kubernetesGroupAliases: boolean;
   readonly maxRequestsInflight: number;
@@ -1059,6 +1060,16 @@ const FLAGS: readonly AnyFlagSpec[] = [
     help:
       'How long watch events are kept so that a watch can resume from an older resourceVersion; ' +
       'resuming from before that gets 410 Gone.',
+    validate: nonNegative,
+  },
+  {
+    name: 'watch-encoder-threads',
+    type: 'int',
+    key: 'watchEncoderThreads',
+    default: 0,
+    help:
+      'Threads of the encoder pool, which encodes every watch event once per encoding and view in use. ' +
+      '0 picks one less than the machine\'s cores (at least 1).',
     validate: nonNegative,
   },
 ];
