@@ -154,27 +154,42 @@ export class SlabTable {
 
   /** Pins the slabs of `frames` for `holder` (frames of no slab are skipped). */
   retain(frames: readonly (string | Uint8Array)[], holder: SlabHolder | undefined): void {
-    for (const f of frames) {
-      const slab = typeof f === 'string' ? undefined : this.byBuffer.get(f.buffer);
-      if (!slab) continue;
-      slab.refs++;
-      if (holder) slab.holders.set(holder, (slab.holders.get(holder) ?? 0) + 1);
-    }
+    this.eachRun(frames, (slab, n) => {
+      slab.refs += n;
+      if (holder) slab.holders.set(holder, (slab.holders.get(holder) ?? 0) + n);
+    });
   }
 
   release(frames: readonly (string | Uint8Array)[], holder: SlabHolder | undefined): void {
-    for (const f of frames) {
-      const slab = typeof f === 'string' ? undefined : this.byBuffer.get(f.buffer);
-      if (!slab) continue;
+    this.eachRun(frames, (slab, n) => {
       if (holder) {
         const held = slab.holders.get(holder);
         // a late callback after the holder let go of everything
-        if (held === undefined) continue;
-        if (held <= 1) slab.holders.delete(holder);
-        else slab.holders.set(holder, held - 1);
+        if (held === undefined) return;
+        n = Math.min(n, held);
+        if (held === n) slab.holders.delete(holder);
+        else slab.holders.set(holder, held - n);
       }
-      this.unref(slab, 1);
+      this.unref(slab, n);
+    });
+  }
+
+  /** Calls `fn` per run of consecutive frames of one slab (a batch's frames mostly share one), with the run's length. */
+  private eachRun(frames: readonly (string | Uint8Array)[], fn: (slab: Slab, n: number) => void): void {
+    let buffer: ArrayBufferLike | undefined;
+    let slab: Slab | undefined;
+    let n = 0;
+    for (const f of frames) {
+      if (typeof f === 'string') continue;
+      if (f.buffer !== buffer) {
+        if (slab) fn(slab, n);
+        buffer = f.buffer;
+        slab = this.byBuffer.get(buffer);
+        n = 0;
+      }
+      n++;
     }
+    if (slab) fn(slab, n);
   }
 
   /** Everything `holder` still pins (its stream is gone: the socket will not read those bytes). */
