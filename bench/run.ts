@@ -10,7 +10,7 @@
  * Every scenario runs in a child process of its own (its own process group, so a timeout ends
  * the servers and load processes it started too); a failed scenario is reported and the run goes
  * on, ending with exit code 1.
- * `npm run bench -- --render bench/results/<date>.json` renders the HTML and PNGs again.
+ * `npm run bench -- --render bench/results/<date>.json` renders the HTML and SVG charts again.
  */
 import { fork, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
