@@ -17,6 +17,11 @@ import type { SlabNews, SlabWriter } from './slabs.js';
 /** The declarations a worker can rebuild views of, by served apiVersion and resource. */
 const catalog = new Map<string, KindDeclaration>(withKubernetesAliases(builtinKinds).map((k) => [`${apiVersionOf(k)}|${k.resource}`, k]));
 
+/** Whether a worker holds this declaration itself (else a task carries its storage kind as data). */
+export function workerKnows(kind: { group: string; version: string; resource: string }): boolean {
+  return catalog.has(`${apiVersionOf(kind)}|${kind.resource}`);
+}
+
 /** Whether the pool can encode a shape of this served declaration (else the front thread does). */
 export function poolEncodes(shape: WatchShape): boolean {
   return (!shape.representation && !shape.converted) || catalog.has(`${shape.served.apiVersion}|${shape.served.resource}`);

@@ -2,12 +2,13 @@
  * The encoder pool (piscina) as the watch hub uses it: a batch of changes and the shapes their
  * watchers want in, the frames out — in the workers' shared slabs, wrapped here as Buffers without
  * copying. A batch's frames stay pinned until the hub has handed them to its streams (`release`).
- * The kinds come from the runtime registry: each task carries its tables' storage kinds as data,
- * so a kind registered while the server runs is encoded like a built-in one.
+ * The kinds come from the runtime registry: a task carries the storage kind of a table as data when
+ * the workers do not hold its declaration, so a kind registered while the server runs is encoded
+ * like a built-in one.
  */
 import { Piscina } from 'piscina';
 import type { KindDeclaration } from '../api/kind.js';
-import type { EncodedBatch } from './encode-batch.js';
+import { workerKnows, type EncodedBatch } from './encode-batch.js';
 import { entryAt, entryInts, indexBases, type EncodeTask, type FrameSlot } from './encode-task.js';
 import { SlabTable } from './slabs.js';
 
@@ -87,11 +88,11 @@ export class EncoderPool {
   /** Where the kinds of storage tables are looked up (the runtime registry, once it exists). */
   useKinds(kindOf: KindOfTable): void { this.kindOf = kindOf; }
 
-  /** The storage kind of a table as data for the task. */
+  /** The storage kind of a table as data for the task, unless the workers hold its declaration. */
   kindData(table: string): EncodeTask['tables'][string]['kind'] {
     const kind = this.kindOf(table);
     if (!kind) throw new Error(`no kind is stored in ${table}`);
-    return { group: kind.group, version: kind.version, kind: kind.kind, schema: kind.schema };
+    return workerKnows(kind) ? undefined : { group: kind.group, version: kind.version, kind: kind.kind, schema: kind.schema };
   }
 
   async encode(task: EncodeTask): Promise<PooledBatch> {
