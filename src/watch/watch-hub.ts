@@ -8,7 +8,6 @@
  * resourceVersion).
  */
 import type { KObject } from '../api/meta.js';
-import { encodeWatchFrame } from '../codec/proto/encode.js';
 import type { ObjectChange, ReadModel, StoredObject } from '../store/read-model.js';
 import type { ChangeLog } from './change-log.js';
 import type { EncoderPool, PooledBatch } from './encoder-pool.js';
@@ -19,6 +18,7 @@ import {
 } from './frames.js';
 import type { WatchShape } from './shape.js';
 import { WatcherIndex, type IndexedObject, type IndexTerm } from './watcher-index.js';
+import { CatchUpFrames } from './catch-up-frames.js';
 
 /** Where a watch's bytes go: an HTTP response, a WebSocket. */
 export interface WatchSink {
@@ -155,6 +155,9 @@ export interface WatchCounters {
  */
 const flushSlice = 64;
 
+/** bytes of catch-up frames kept for watchers that start after others */
+const catchUpCacheBytes = 64 * 1024 * 1024;
+
 export class WatchHub {
   private readonly byResource = new Map<string, WatcherIndex<Watcher>>();
   private readonly ticker: NodeJS.Timeout;
@@ -163,10 +166,8 @@ export class WatchHub {
   private readonly pooledWatchers = new Map<string, number>();
   /** pooled deliveries, chained so they reach watchers in commit order however the pool finishes */
   private pooledDeliveries: Promise<void> = Promise.resolve();
-  /** protobuf envelopes of object versions that new watchers caught up on */
-  private readonly envelopes = new WeakMap<StoredObject, Uint8Array>();
-  /** view frames (PartialObjectMetadata) of object versions that new watchers caught up on */
-  private readonly viewFrames = new WeakMap<StoredObject, Map<string, Frame>>();
+  /** frames of object versions that new watchers caught up on, shared */
+  private readonly catchUpFrames = new CatchUpFrames(catchUpCacheBytes);
   /** changes committed since the last round took its share: the next round sends them together */
   private pending: ObjectChange[] = [];
   private roundActive = false;
@@ -341,24 +342,13 @@ export class WatchHub {
   }
 
   /**
-   * A catch-up frame for a new watcher. Protobuf envelopes, CBOR items and the frames of views
-   * that depend on the object alone are built once per object version, however many watchers
-   * start; plain JSON reuses the object's served JSON.
+   * A catch-up frame for a new watcher, built once per object version, shape and event type and
+   * shared by every watcher that catches up with it (kept within a bound, see CatchUpFrames);
+   * a Table's frames depend on the time (ages) and are built per watcher.
    */
   catchUpFrame(type: 'ADDED' | 'MODIFIED' | 'DELETED', stored: StoredObject, spec: Omit<WatchSpec, 'startRevision'>): Frame {
-    if (spec.encoding === 'protobuf' && !spec.view) {
-      let envelope = this.envelopes.get(stored);
-      if (!envelope) this.envelopes.set(stored, (envelope = (spec.envelope as NonNullable<WatchSpec['envelope']>)(stored.object)));
-      return encodeWatchFrame(type, envelope);
-    }
-    const perObject = spec.view ? spec.view.perObject : spec.encoding === 'cbor';
-    if (!perObject) return inlineFrame(spec, type, stored);
-    let frames = this.viewFrames.get(stored);
-    if (!frames) this.viewFrames.set(stored, (frames = new Map()));
-    const key = `${spec.encoding}|${spec.view?.key ?? ''}|${type}`;
-    let frame = frames.get(key);
-    if (frame === undefined) frames.set(key, (frame = inlineFrame(spec, type, stored)));
-    return frame;
+    if (spec.view && !spec.view.perObject) return inlineFrame(spec, type, stored);
+    return this.catchUpFrames.get(stored, `${spec.encoding}|${spec.view?.key ?? ''}|${type}`, () => inlineFrame(spec, type, stored));
   }
 
   private bookmarks(): void {
