@@ -1,13 +1,16 @@
 /**
  * bench/codec: encode and decode N objects in every wire encoding (JSON, YAML, Protobuf, CBOR),
- * beside JSON.stringify / JSON.parse of the same objects in the same run; prints ratios.
+ * beside JSON.stringify / JSON.parse of the same objects in the same run; prints ratios. Then the
+ * watch path's thread messages, structured clone against msgpackr (bench/thread-messages.ts).
  * Usage: node dist/bench/codec.js [--objects 10000] [--rounds 5]
  */
 import { serviceAccountKind } from '../src/api/core/service-account.js';
 import { decodeCbor, encodeCbor } from '../src/codec/cbor.js';
-import { decodeEnvelope, encodeEnvelope } from '../src/codec/protobuf.js';
+import { decodeEnvelope } from '../src/codec/proto/decode.js';
+import { encodeEnvelope } from '../src/codec/proto/encode.js';
 import { fromYaml, toYaml } from '../src/codec/yaml.js';
 import { flag, summarize, timeRounds } from './support.js';
+import { measureThreadMessages } from './thread-messages.js';
 
 const count = flag('objects', 10_000);
 const rounds = flag('rounds', 5);
@@ -43,8 +46,9 @@ for (const codec of codecs) {
   results.push({ codec: codec.name, encodeMs: enc, decodeMs: dec, bytesPerObject: Math.round(bytes / count) });
 }
 const base = results[0];
+const messages = await measureThreadMessages(objects, rounds);
 const report = {
-  scenario: 'codec', objects: count, rounds, results,
+  scenario: 'codec', objects: count, rounds, results, messages,
   ...Object.fromEntries(results.slice(1).flatMap((r) => [
     [`ratioEncode${r.codec}`, +(r.encodeMs.median / base.encodeMs.median).toFixed(2)],
     [`ratioDecode${r.codec}`, +(r.decodeMs.median / base.decodeMs.median).toFixed(2)],
@@ -53,4 +57,7 @@ const report = {
 console.log(JSON.stringify(report, null, 2));
 for (const r of results) {
   console.log(`${r.codec.padEnd(32)} encode ${r.encodeMs.median.toFixed(1).padStart(7)} ms  decode ${r.decodeMs.median.toFixed(1).padStart(7)} ms  ${r.bytesPerObject} B/object  (x${(r.encodeMs.median / base.encodeMs.median).toFixed(2)} / x${(r.decodeMs.median / base.decodeMs.median).toFixed(2)} of JSON)`);
+}
+for (const m of messages) {
+  console.log(`${m.message.padEnd(48)} ${m.bytes} B: structured clone ${m.cloneMs} ms, msgpackr ${m.msgpackrMs} ms per message through a worker (x${m.ratio}; pack alone ${m.packMs} ms)`);
 }

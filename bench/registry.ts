@@ -62,7 +62,7 @@ function adaptStore(f: { creates: number; concurrency: number; samples: number; 
 interface Stat { median: number; p99: number; min: number; max: number }
 
 /** bench/codec.ts prints { objects, rounds, results: [{ codec, encodeMs, decodeMs, bytesPerObject }], ratio... }. */
-function adaptCodec(f: { objects: number; rounds: number; results: { codec: string; encodeMs: Stat; decodeMs: Stat; bytesPerObject: number }[] }) {
+function adaptCodec(f: { objects: number; rounds: number; results: { codec: string; encodeMs: Stat; decodeMs: Stat; bytesPerObject: number }[]; messages?: { message: string; bytes: number; cloneMs: number; msgpackrMs: number; packMs: number; ratio: number }[] }) {
   const base = f.results[0];
   if (!base || typeof base.encodeMs.median !== 'number') throw new Error('unexpected codec figures');
   const short = (c: string) => c.replace(/ \(baseline\)$/, '').replace('JSON.stringify/parse', 'JSON (built-in)');
@@ -75,6 +75,14 @@ function adaptCodec(f: { objects: number; rounds: number; results: { codec: stri
     columns: ['encoding', 'encode ms', 'decode ms', 'bytes/object', 'encode ratio', 'decode ratio'],
     rows: f.results.map((r) => [r.codec, fmt(r.encodeMs.median), fmt(r.decodeMs.median), r.bytesPerObject, fmt(r.encodeMs.median / base.encodeMs.median), fmt(r.decodeMs.median / base.decodeMs.median)]),
   }];
+  if (f.messages) {
+    for (const m of f.messages) ratios.push(ratio(`${m.message}: msgpackr vs structured clone`, m.msgpackrMs, m.cloneMs, 'lower'));
+    tables.push({
+      title: 'Thread messages of the watch path through a worker, per message (ms): structured clone is the baseline',
+      columns: ['message', 'msgpackr bytes', 'structured clone ms', 'msgpackr ms', 'pack alone ms', 'ratio'],
+      rows: f.messages.map((m) => [m.message, m.bytes, m.cloneMs, m.msgpackrMs, m.packMs, m.ratio]),
+    });
+  }
   const charts: ChartSpec[] = [{
     id: 'codec-ms', title: `Encode and decode ${f.objects} ServiceAccounts (ms) by encoding`, kind: 'bar', xLabel: 'encoding', yLabel: 'ms',
     categories: f.results.map((r) => short(r.codec)),

@@ -3,14 +3,14 @@
  *
  * With no scenario named, runs all of them at their default sizes and writes
  * bench/results/<date>.json, .html (self-contained, inline SVG charts), .md (figures for the
- * README) and bench/results/<date>/<chart>.png. Named scenarios or changed sizes write to
+ * README) and bench/results/<date>/<chart>.svg. Named scenarios or changed sizes write to
  * bench/results/tmp/ instead, so a partial run never replaces the committed report. `--smoke`
  * runs every scenario at tiny sizes (CI), also into bench/results/tmp/.
  *
  * Every scenario runs in a child process of its own (its own process group, so a timeout ends
  * the servers and load processes it started too); a failed scenario is reported and the run goes
  * on, ending with exit code 1.
- * `npm run bench -- --render bench/results/<date>.json` renders the HTML and PNGs again.
+ * `npm run bench -- --render bench/results/<date>.json` renders the HTML and SVG charts again.
  */
 import { fork, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
@@ -228,7 +228,7 @@ async function main(): Promise<number> {
     });
     const file = resolve(args.render);
     const w = writeReport(doc, dirname(file), file.replace(/^.*\//, '').replace(/\.json$/, ''));
-    console.log(`rendered ${w.html}, ${w.markdown} and ${w.pngs.length} PNGs`);
+    console.log(`rendered ${w.html}, ${w.markdown} and ${w.svgs.length} SVG charts`);
     return 0;
   }
 
@@ -328,7 +328,7 @@ async function main(): Promise<number> {
   }
   for (const s of doc.skipped) console.log(`\nskipped ${s.scenario}: ${s.reason}`);
   for (const f of doc.failed) console.log(`\nFAILED ${f.scenario}: ${f.error}`);
-  console.log(`\nwrote ${written.json}\n      ${written.html}\n      ${written.markdown}\n      ${written.pngs.length} PNGs in ${join(outDir, stem)}/`);
+  console.log(`\nwrote ${written.json}\n      ${written.html}\n      ${written.markdown}\n      ${written.svgs.length} SVG charts in ${join(outDir, stem)}/`);
   return doc.failed.length ? 1 : 0;
 }
 

@@ -5,6 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { isIPv6 } from 'node:net';
+import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { AdmissionChain } from './admission/admission.js';
@@ -58,8 +59,10 @@ const systemNamespaces = ['default', 'orch-system', 'orch-public', 'orch-node-le
 /** ...of which these can never be deleted (NamespaceLifecycle's immortal namespaces) */
 const immortalNamespaces = new Set(['default', 'orch-system', 'orch-public']);
 const watchBufferBytes = 8 * 1024 * 1024;
+/** the encoder pool's shared slabs, and how much of them lagging streams may keep pinned before the laggards are cut */
+const encoderSlabBytes = 1024 * 1024;
+const maxPinnedSlabBytes = 128 * 1024 * 1024;
 const bookmarkIntervalMs = 60_000;
-const encoderThreads = 2;
 
 export interface RunningServer {
   port: number;
@@ -118,7 +121,11 @@ export async function startApiServer(config: ServerConfig, log: Logger): Promise
   // their code now, never lazily, so a build rewriting dist/ later cannot reach them
   const [writer, encoders] = await Promise.all([
     startStorage(config),
-    EncoderPool.start(new URL('../workers/encoder.js', import.meta.url), encoderThreads),
+    EncoderPool.start(new URL('../workers/encoder.js', import.meta.url), {
+      threads: config.watchEncoderThreads || Math.max(1, availableParallelism() - 1),
+      slabBytes: encoderSlabBytes,
+      maxPinnedBytes: maxPinnedSlabBytes,
+    }),
   ]);
   writer.onFatal((message) => {
     // the read model can no longer follow storage; a restart reloads it

@@ -1,16 +1,16 @@
 /**
- * The encoder pool's task (piscina): encodes a batch of committed objects into their protobuf
- * envelopes, once each, off the front thread, and transfers them back in one buffer.
+ * The encoder pool's task (piscina): encodes a batch of committed changes once per shape their
+ * watchers want (JSON lines, protobuf frames, CBOR items; Tables, PartialObjectMetadata, other
+ * versions), off the front thread, into this thread's shared slabs (src/watch/slabs.ts), and
+ * answers where each frame is.
  */
 import { Piscina } from 'piscina';
-import { packEnvelopes } from '../src/codec/envelope-batch.js';
-import type { EncodeTask } from '../src/codec/encode-task.js';
-import { encodeEnvelope } from '../src/codec/protobuf.js';
+import { encodeBatch, type EncodedBatch } from '../src/watch/encode-batch.js';
+import type { EncodeTask } from '../src/watch/encode-task.js';
+import { SlabWriter } from '../src/watch/slabs.js';
 
-export default function encode(task: EncodeTask): unknown {
-  const envelopes = task.objects.map((json, i) => {
-    const kind = task.kinds[task.resources[i]];
-    return encodeEnvelope(JSON.parse(json) as Record<string, unknown>, kind.schema, { apiVersion: kind.apiVersion, kind: kind.kind });
-  });
-  return Piscina.move(packEnvelopes(envelopes));
+const slabs = new SlabWriter((Piscina.workerData as { slabBytes?: number } | undefined)?.slabBytes ?? 1 << 20);
+
+export default function encode(task: EncodeTask): EncodedBatch {
+  return encodeBatch(task, slabs);
 }

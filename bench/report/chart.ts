@@ -1,12 +1,15 @@
 /**
  * Charts for the report: a scenario describes a chart as data (ChartSpec, kept in the results
  * JSON), `layout` turns it into drawing primitives once, and two backends draw the same
- * primitives: SVG for the HTML report (svg.ts) and a raster for the PNGs (raster.ts).
+ * primitives as SVG (svg.ts), inline in the HTML report and as one .svg file per chart.
  *
- * Coordinates are logical units on a CHART_WIDTH x CHART_HEIGHT canvas. Text is measured as the
- * 5x7 bitmap font draws it: `size` s gives glyphs 5s x 7s with an advance of 6s.
+ * Coordinates are logical units on a CHART_WIDTH x CHART_HEIGHT canvas. Text is measured as a
+ * monospace font draws it: `size` s gives glyphs about 5s x 7s with an advance of 6s.
  */
-import { advance, glyphHeight } from './font.js';
+
+/** a glyph's advance and height at size 1, in logical units */
+export const advance = 6;
+export const glyphHeight = 7;
 
 export interface Series {
   name: string;
@@ -16,7 +19,7 @@ export interface Series {
 }
 
 export interface ChartSpec {
-  /** file-name-safe id, unique in a report: the PNG is `<id>.png` */
+  /** file-name-safe id, unique in a report: the chart file is `<id>.svg` */
   id: string;
   title: string;
   kind: 'bar' | 'line';

@@ -1,12 +1,11 @@
 /**
  * One run of `npm run bench`, as written to bench/results/<date>.json, and what is rendered from
- * it: the self-contained HTML report (inline SVG, inline CSS), a PNG per chart, and a Markdown
+ * it: the self-contained HTML report (inline SVG, inline CSS), an SVG file per chart, and a Markdown
  * summary for the README.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { MachineFacts, ScenarioResult } from '../harness.js';
-import { chartPng } from './raster.js';
 import { chartSvg, escapeXml } from './svg.js';
 
 export interface RunDocument {
@@ -23,9 +22,9 @@ export interface RunDocument {
   skipped: { scenario: string; reason: string }[];
 }
 
-export interface Written { json: string; html: string; markdown: string; pngs: string[] }
+export interface Written { json: string; html: string; markdown: string; svgs: string[] }
 
-/** Writes `<dir>/<stem>.json`, `.html`, `.md` and `<dir>/<stem>/<chart>.png`. */
+/** Writes `<dir>/<stem>.json`, `.html`, `.md` and `<dir>/<stem>/<chart>.svg`. */
 export function writeReport(doc: RunDocument, dir: string, stem: string): Written {
   mkdirSync(dir, { recursive: true });
   const json = join(dir, `${stem}.json`);
@@ -34,18 +33,18 @@ export function writeReport(doc: RunDocument, dir: string, stem: string): Writte
   writeFileSync(html, renderHtml(doc));
   const markdown = join(dir, `${stem}.md`);
   writeFileSync(markdown, renderMarkdown(doc));
-  const pngs: string[] = [];
+  const svgs: string[] = [];
   const charts = doc.scenarios.flatMap((s) => s.charts);
   if (charts.length) {
-    const pngDir = join(dir, stem);
-    mkdirSync(pngDir, { recursive: true });
+    const chartDir = join(dir, stem);
+    mkdirSync(chartDir, { recursive: true });
     for (const c of charts) {
-      const file = join(pngDir, `${c.id}.png`);
-      writeFileSync(file, chartPng(c));
-      pngs.push(file);
+      const file = join(chartDir, `${c.id}.svg`);
+      writeFileSync(file, `${chartSvg(c)}\n`);
+      svgs.push(file);
     }
   }
-  return { json, html, markdown, pngs };
+  return { json, html, markdown, svgs };
 }
 
 const h = escapeXml;
@@ -115,7 +114,7 @@ pre{background:#f6f6f6;padding:.6rem;overflow:auto;font-size:.8rem}code{font-siz
       for (const row of t.rows) parts.push(`<tr>${row.map((v) => `<td>${cell(v)}</td>`).join('')}</tr>`);
       parts.push('</table>');
     }
-    for (const c of s.charts) parts.push(`<figure><div class="chart">${chartSvg(c)}</div><figcaption class="note">${h(c.id)}.png</figcaption></figure>`);
+    for (const c of s.charts) parts.push(`<figure><div class="chart">${chartSvg(c)}</div><figcaption class="note">${h(c.id)}.svg</figcaption></figure>`);
     parts.push(`<details><summary>all figures (JSON)</summary><pre>${h(JSON.stringify(s.figures, null, 2))}</pre></details>`);
   }
   parts.push('</body></html>\n');

@@ -1,6 +1,5 @@
-/** Draws chart primitives as an inline SVG element (for the self-contained HTML report). */
-import { CHART_HEIGHT, CHART_WIDTH, layout, type ChartSpec, type Prim } from './chart.js';
-import { glyphHeight } from './font.js';
+/** Draws chart primitives as SVG: inline in the self-contained HTML report, and as a file per chart. */
+import { CHART_HEIGHT, CHART_WIDTH, glyphHeight, layout, type ChartSpec, type Prim } from './chart.js';
 
 export function escapeXml(s: string): string {
   return s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
@@ -19,7 +18,7 @@ function element(p: Prim): string {
     case 'circle':
       return `<circle cx="${n(p.x)}" cy="${n(p.y)}" r="${p.r}" fill="${p.fill}"/>`;
     case 'text': {
-      // a monospace font at 10 units per size advances ~6 units per character, as the bitmap font does
+      // a monospace font at 10 units per size advances ~6 units per character, as chart.ts measures text
       const anchor = p.anchor === 'start' ? '' : ` text-anchor="${p.anchor}"`;
       return `<text x="${n(p.x)}" y="${n(p.y + glyphHeight * p.size)}" font-size="${10 * p.size}" fill="${p.fill}"${anchor}>${escapeXml(p.text)}</text>`;
     }

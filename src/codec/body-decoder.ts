@@ -11,7 +11,8 @@ import { DecodeError, decodeValue, type DecodeOutcome, type StructSchema } from 
 import { errors } from '../status/status-error.js';
 import type { Encoding } from './media-types.js';
 import { duplicateFields } from './duplicate-fields.js';
-import { decodeEnvelope, ProtobufError } from './protobuf.js';
+import { decodeEnvelope } from './proto/decode.js';
+import { ProtobufError } from './proto/errors.js';
 import { CborError, decodeCbor } from './cbor.js';
 import { parseJson } from './json.js';
 

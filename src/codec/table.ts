@@ -15,7 +15,7 @@ export interface TableRequest {
   includeObject: IncludeObject;
 }
 
-export function tableOf(kind: KindDeclaration, objects: readonly Readonly<KObject>[], listMeta: Record<string, unknown>, request: TableRequest, now: number): object {
+export function tableOf(kind: Pick<KindDeclaration, 'table'>, objects: readonly Readonly<KObject>[], listMeta: Record<string, unknown>, request: TableRequest, now: number): object {
   const columns = kind.table ?? defaultColumns;
   const metaVersion = `${request.group}/${request.version}`;
   return {

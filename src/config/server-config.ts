@@ -28,6 +28,7 @@ export interface ServerConfig {
   readonly minRequestTimeoutSeconds: number;
   readonly eventTtlMs: number;
   readonly watchHistoryMs: number;
+  readonly watchEncoderThreads: number;
   readonly continueTtlMs: number;
   readonly kubernetesGroupAliases: boolean;
   readonly maxRequestsInflight: number;

@@ -11,7 +11,7 @@ import type { AuditCapture } from '../audit/capture.js';
 import type { KObject } from '../api/meta.js';
 import { StoredObject } from '../store/read-model.js';
 import { errors, StatusError } from '../status/status-error.js';
-import { encodeEnvelope } from '../codec/protobuf.js';
+import { encodeEnvelope } from '../codec/proto/encode.js';
 import { encodeCbor } from '../codec/cbor.js';
 import type { MediaTypeOffer } from '../codec/media-types.js';
 import { listSchemaOf, partialObjectMetadataListSchema, partialObjectMetadataSchema, statusSchema } from '../api/meta.js';

@@ -5,13 +5,18 @@
  * shared frames, so a lagging client costs references, not copies; the socket itself never holds
  * more than a window, so a client that resumes after a stall is fed window by window, never
  * handed its whole backlog in one write (which Node would copy, and TLS encrypt, at once). Queued
- * bytes count as buffered for the hub's bound and as unsent for the output budget.
+ * bytes count as buffered for the hub's bound and as unsent for the output budget. Frames in the
+ * encoder pool's shared slabs are pinned from the moment they are queued until the socket took
+ * them (or the stream is gone); the slab table may cut a stream that pins a slab too long.
  */
 import type { Frame } from '../watch/frames.js';
+import type { SlabHolder, SlabTable } from '../watch/slabs.js';
 import type { WatchSink } from '../watch/watch-hub.js';
 
 /** A transport's sink, which also tells whether its socket has room for another batch. */
 export interface PacedSink extends WatchSink {
+  /** writes a batch; `done`, if given, is called once the socket took it or the stream is gone */
+  write(frames: readonly Frame[], done?: () => void): void;
   hasRoom(): boolean;
   /** resolves true once the socket has room, false if the stream closed first */
   room(): Promise<boolean>;
@@ -27,7 +32,7 @@ function bytesOf(frames: readonly Frame[]): number {
   return bytes;
 }
 
-export class PacedWatch implements WatchSink {
+export class PacedWatch implements WatchSink, SlabHolder {
   /** the catch-up's frames still to build; undefined once all are written */
   private catchUp: Iterator<Frame> | undefined;
   /** live batches waiting for the catch-up or for room, from `head` on */
@@ -39,7 +44,7 @@ export class PacedWatch implements WatchSink {
   private stop: (() => void) | undefined;
   private readonly stopped = new Promise<false>((resolve) => { this.stop = () => resolve(false); });
 
-  constructor(private readonly sink: PacedSink, catchUp: Iterable<Frame>) {
+  constructor(private readonly sink: PacedSink, catchUp: Iterable<Frame>, private readonly slabs?: SlabTable) {
     this.catchUp = catchUp[Symbol.iterator]();
   }
 
@@ -50,6 +55,7 @@ export class PacedWatch implements WatchSink {
 
   write(frames: readonly Frame[]): void {
     if (this.closed || frames.length === 0) return;
+    this.slabs?.retain(frames, this);
     this.queue.push(frames);
     const bytes = bytesOf(frames);
     this.queuedBytes += bytes;
@@ -69,6 +75,13 @@ export class PacedWatch implements WatchSink {
   abort(): void {
     this.close();
     this.sink.abort();
+    // the socket is destroyed: whatever it had not taken it never will
+    this.slabs?.releaseAll(this);
+  }
+
+  /** The slab table cuts a stream that pins a slab too long: it is ended as a slow client is. */
+  cut(): void {
+    this.abort();
   }
 
   /** Writes the next batch whenever the socket has room; synchronous while it has. */
@@ -78,8 +91,14 @@ export class PacedWatch implements WatchSink {
     try {
       while (!this.closed && (this.catchUp || this.head < this.queue.length)) {
         if (!this.sink.hasRoom() && (!(await Promise.race([this.sink.room(), this.stopped])) || this.closed)) return;
-        const batch = this.catchUp ? this.nextCatchUp() : this.nextQueued();
-        if (batch.length > 0) this.sink.write(batch);
+        if (this.catchUp) {
+          const batch = this.nextCatchUp();
+          if (batch.length > 0) this.sink.write(batch);
+        } else {
+          const batch = this.nextQueued();
+          const slabs = this.slabs;
+          this.sink.write(batch, slabs && (() => slabs.release(batch, this)));
+        }
       }
     } finally {
       this.pumping = false;
@@ -126,6 +145,8 @@ export class PacedWatch implements WatchSink {
     if (this.closed) return;
     this.closed = true;
     this.catchUp = undefined;
+    // queued frames never reach the socket
+    for (let i = this.head; i < this.queue.length; i++) this.slabs?.release(this.queue[i], this);
     this.queue = [];
     this.head = 0;
     this.sink.hold(-this.queuedBytes);

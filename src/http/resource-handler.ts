@@ -101,7 +101,7 @@ export class ResourceHandler {
     if (kind.namespaced && info.name && !info.namespace) throw errors.pathNotFound();
     checkPathNames(info);
     const plan = planWatch(query, info, kind, this.deps.stores.of(kind), this.deps, 'json');
-    return (ws) => runWatch(plan, webSocketTransport(ws, this.deps.output), this.deps);
+    return (ws) => runWatch(plan, webSocketTransport(ws, this.deps.output, plan.spec.encoding !== 'json'), this.deps);
   }
 
   private writeContext(ex: Exchange, manager: string | undefined, dryRun: boolean): WriteContext {

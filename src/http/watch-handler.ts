@@ -10,12 +10,16 @@ import type { WebSocket } from 'ws';
 import type { KindDeclaration } from '../api/kind.js';
 import type { KObject } from '../api/meta.js';
 import { FieldSelector } from '../api/selection/field-selector.js';
+import type { LabelSelector } from '../api/selection/label-selector.js';
 import { streamMediaTypesOf } from '../codec/media-types.js';
 import { partialObjectMetadataListOfObject } from '../codec/partial-metadata.js';
 import { parseResourceVersion, type ObjectStore } from '../resource-store/object-store.js';
 import type { ObjectChange, ReadModel, StoredObject, Table } from '../store/read-model.js';
 import { errors, StatusError } from '../status/status-error.js';
+import { poolEncodes } from '../watch/encode-batch.js';
 import { leftSelectorObject, type Frame, type WatchEncoding } from '../watch/frames.js';
+import { shapeOf, watchEncoders, type WatchRepresentation } from '../watch/shape.js';
+import type { IndexTerm } from '../watch/watcher-index.js';
 import type { WatchHub, WatchSpec } from '../watch/watch-hub.js';
 import type { Exchange } from './exchange.js';
 import type { OutputBudget } from './output-budget.js';
@@ -23,7 +27,7 @@ import { hasRoom, room, writeSizes } from './body-writer.js';
 import { PacedWatch, type PacedSink } from './paced-watch.js';
 import { parseWatchQuery, type WatchQuery } from './query.js';
 import type { RequestInfo } from './request-info.js';
-import { errorFrame, initialEventsEndAnnotations, watchEncoders, type WatchRepresentation } from './watch-encoding.js';
+import { errorFrame, initialEventsEndAnnotations } from './watch-encoding.js';
 
 export interface WatchDeps {
   hub: WatchHub;
@@ -72,6 +76,7 @@ export function planWatch(query: URLSearchParams, info: RequestInfo, kind: KindD
   const matches = (o: Readonly<KObject>) =>
     (!namespace || o.metadata.namespace === namespace) && store.matches(version.object(o), q.labelSelector, q.fieldSelector);
   const watchList = q.sendInitialEvents === true && q.allowWatchBookmarks;
+  const shape = shapeOf(kind, encoding, representation, !version.identity);
   return {
     query: q, kind, store, namespace,
     requested: rv && rv !== '0' ? parseResourceVersion(rv) : undefined,
@@ -84,8 +89,24 @@ export function planWatch(query: URLSearchParams, info: RequestInfo, kind: KindD
       filtered: Boolean((q.labelSelector && !q.labelSelector.empty) || (q.fieldSelector && !q.fieldSelector.empty)),
       bookmarks: q.allowWatchBookmarks,
       ...watchEncoders(kind, encoding, representation, version.identity ? undefined : version),
+      shape: poolEncodes(shape) ? shape : undefined,
+      indexTerm: indexTermOf(namespace, q.labelSelector, q.fieldSelector),
     },
   };
+}
+
+/**
+ * What the hub's watcher index files a watch under: the most selective term its selectors pin
+ * (an object name, a label value, a namespace), so changes reach it without a scan of all watchers.
+ */
+function indexTermOf(namespace: string | undefined, labels: LabelSelector | undefined, fields: FieldSelector | undefined): IndexTerm {
+  const name = fields?.exactValue('metadata.name');
+  if (name !== undefined) return { by: 'name', value: name };
+  for (const r of labels?.requirements ?? []) {
+    if (r.operator === '=' || r.operator === '==' || r.operator === 'in') return { by: 'label', key: r.key, values: r.values };
+  }
+  const inNamespace = namespace ?? fields?.exactValue('metadata.namespace');
+  return inNamespace !== undefined ? { by: 'namespace', value: inNamespace } : { by: 'all' };
 }
 
 type FrameOf = (type: 'ADDED' | 'MODIFIED' | 'DELETED', stored: StoredObject) => Frame;
@@ -171,7 +192,7 @@ export async function runWatch(plan: WatchPlan, transport: WatchTransport, deps:
     return;
   }
   const startRevision = Math.max(rm.revision, plan.requested ?? 0);
-  const paced = new PacedWatch(sink, frames);
+  const paced = new PacedWatch(sink, frames, deps.hub.encoders.slabs);
   const watcher = deps.hub.add({ ...plan.spec, startRevision }, paced);
   paced.start();
   if (plan.initialEventsEnd) watcher.sendBookmark(startRevision, plan.initialEventsEnd);
@@ -220,17 +241,19 @@ export function httpTransport(ex: Exchange, contentType: string): WatchTransport
         room: () => room(outlet, sizes),
         batchBytes: sizes.chunk,
         hold: (bytes) => outlet.hold(bytes),
-        write: (frames) => {
-          outlet.write(batchBytes(frames), (taken) => {
+        write: (frames, done) => {
+          const written = outlet.write(batchBytes(frames), (taken) => {
             const last = frames.length - 1;
-            if (last === 0) { res.write(frames[0], taken); return; }
+            const callback = done ? () => { taken(); done(); } : taken;
+            if (last === 0) { res.write(frames[0], callback); return; }
             // one write per batch, without concatenating the shared frames
             const target = stream ?? res;
             target.cork();
             for (let i = 0; i < last; i++) res.write(frames[i]);
-            res.write(frames[last], taken);
+            res.write(frames[last], callback);
             process.nextTick(() => target.uncork());
           });
+          if (!written) done?.();
         },
         bufferedBytes: () => outlet.pending,
         end: () => { if (!outlet.closed && !res.writableEnded) res.end(); },
@@ -244,8 +267,8 @@ export function httpTransport(ex: Exchange, contentType: string): WatchTransport
   };
 }
 
-/** The WebSocket transport: one event per text message, as kube-apiserver frames JSON watches. */
-export function webSocketTransport(ws: WebSocket, output: OutputBudget): WatchTransport {
+/** The WebSocket transport: one event per message, text for JSON watches as kube-apiserver frames them. */
+export function webSocketTransport(ws: WebSocket, output: OutputBudget, binary: boolean): WatchTransport {
   return {
     open: () => {
       const outlet = output.outlet(ws, () => ws.terminate());
@@ -256,12 +279,14 @@ export function webSocketTransport(ws: WebSocket, output: OutputBudget): WatchTr
         room: () => room(outlet, sizes),
         batchBytes: sizes.chunk,
         hold: (bytes) => outlet.hold(bytes),
-        write: (frames) => {
-          outlet.write(batchBytes(frames), (taken) => {
+        write: (frames, done) => {
+          const written = outlet.write(batchBytes(frames), (taken) => {
             const last = frames.length - 1;
-            for (let i = 0; i < last; i++) ws.send(frames[i]);
-            ws.send(frames[last], taken);
+            // pooled JSON frames are bytes: a JSON watch still gets text messages
+            for (let i = 0; i < last; i++) ws.send(frames[i], { binary });
+            ws.send(frames[last], { binary }, done ? () => { taken(); done(); } : taken);
           });
+          if (!written) done?.();
         },
         bufferedBytes: () => outlet.pending,
         end: () => ws.close(1000),

@@ -42,6 +42,10 @@ export class FrontDoor {
       rejectUnauthorized: false, // an unverified certificate is a 401 decided per request, not a TLS failure
       allowHTTP1: true,
       settings: { maxConcurrentStreams: 1000 },
+      // a session's watch streams may hold up to the connection's unsent-byte budget (16 MiB by
+      // default); past Node's default of 10 MB the session would refuse new streams (client-go
+      // sends every request of a process over one session)
+      maxSessionMemory: 32,
     });
     this.server.on('request', (req: Request, res: Response) => {
       const { pathname: path, searchParams: query } = parseRequestTarget(req.url);

@@ -4,7 +4,7 @@
  * of a change is built once and shared by every watcher that wants it.
  */
 import type { KObject } from '../api/meta.js';
-import { encodeWatchFrame } from '../codec/protobuf.js';
+import { encodeWatchFrame } from '../codec/proto/encode.js';
 import { StoredObject, type ObjectChange } from '../store/read-model.js';
 import type { WatchSpec } from './watch-hub.js';
 
@@ -20,9 +20,9 @@ export interface WatchView {
   perObject: boolean;
 }
 
-/** Whether a watcher's frames come from the encoder pool: protobuf of the kind's own objects. */
-export function pooled(spec: Pick<WatchSpec, 'encoding' | 'view'>): boolean {
-  return spec.encoding === 'protobuf' && !spec.view;
+/** Whether a watcher's live frames come from the encoder pool (every shape the pool can rebuild). */
+export function pooled(spec: Pick<WatchSpec, 'shape'>): boolean {
+  return spec.shape !== undefined;
 }
 
 /** A frame built on the front thread: a JSON line, a CBOR item, or a protobuf frame of a view. */
@@ -88,23 +88,6 @@ export class InlineFrames implements FrameSource {
     const key = `${spec.encoding}|${spec.view?.key ?? ''}|left`;
     let f = this.built.get(key);
     if (f === undefined) this.built.set(key, (f = inlineFrame(spec, 'DELETED', (this.left ??= leftSelectorObject(this.change)))));
-    return f;
-  }
-}
-
-export class ProtobufFrames implements FrameSource {
-  private readonly built = new Map<string, Uint8Array>();
-  constructor(private readonly envelope: Uint8Array, private readonly leftEnvelope: Uint8Array | undefined) {}
-
-  frame(type: 'ADDED' | 'MODIFIED' | 'DELETED'): Uint8Array {
-    let f = this.built.get(type);
-    if (f === undefined) this.built.set(type, (f = encodeWatchFrame(type, this.envelope)));
-    return f;
-  }
-
-  leftSelectorFrame(): Uint8Array {
-    let f = this.built.get('left');
-    if (f === undefined) this.built.set('left', (f = encodeWatchFrame('DELETED', this.leftEnvelope ?? this.envelope)));
     return f;
   }
 }

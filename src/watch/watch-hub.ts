@@ -1,20 +1,24 @@
 /**
- * Fan-out of committed changes to watch streams. Each change is encoded at most once per
- * encoding and event shape, never once per watcher: JSON frames wrap the object's served JSON on
- * the front thread; protobuf envelopes come from the encoder pool, delivered in commit order. Each
- * stream receives one write per batch; a stream whose unsent bytes pass its bound is cut at once,
- * its backlog dropped, so a stalled client never holds up the others or grows memory (it resumes
- * from its last resourceVersion).
+ * Fan-out of committed changes to watch streams. Each change is encoded at most once per shape
+ * (encoding × view) its watchers want, never once per watcher, by the encoder pool into shared
+ * slabs, and delivered in commit order; only shapes the pool cannot rebuild (a view of a kind
+ * registered at runtime) are framed on the front thread. Each stream receives one write per
+ * batch; a stream whose unsent bytes pass its bound is cut at once, its backlog dropped, so a
+ * stalled client never holds up the others or grows memory (it resumes from its last
+ * resourceVersion).
  */
 import type { KObject } from '../api/meta.js';
-import { encodeWatchFrame } from '../codec/protobuf.js';
 import type { ObjectChange, ReadModel, StoredObject } from '../store/read-model.js';
 import type { ChangeLog } from './change-log.js';
-import type { EncoderPool } from './encoder-pool.js';
+import type { EncoderPool, PooledBatch } from './encoder-pool.js';
+import type { EncodeTask } from './encode-task.js';
 import {
-  bookmarkFrame, InlineFrames, inlineFrame, leftSelectorObject, pooled, ProtobufFrames,
+  bookmarkFrame, InlineFrames, inlineFrame, pooled,
   type Frame, type FrameSource, type WatchEncoding, type WatchEventType, type WatchView,
 } from './frames.js';
+import type { WatchShape } from './shape.js';
+import { WatcherIndex, type IndexedObject, type IndexTerm } from './watcher-index.js';
+import { CatchUpFrames } from './catch-up-frames.js';
 
 /** Where a watch's bytes go: an HTTP response, a WebSocket. */
 export interface WatchSink {
@@ -53,6 +57,16 @@ export interface WatchSpec {
   view?: WatchView;
   /** for CBOR watches: one event as a self-described CBOR item of the sequence, its view applied */
   cbor?(type: WatchEventType, object: Readonly<KObject>): Uint8Array;
+  /** the watch's shape as data, when the encoder pool encodes its live events (else the front thread does) */
+  shape?: WatchShape;
+  /** what the watcher index files it under (default: all of the resource's changes reach it) */
+  indexTerm?: IndexTerm;
+}
+
+/** What the watcher index reads of an object version. */
+function indexed(stored: StoredObject): IndexedObject {
+  const { name, namespace, labels } = stored.object.metadata;
+  return { name: name ?? '', namespace, labels };
 }
 
 export class Watcher {
@@ -141,15 +155,19 @@ export interface WatchCounters {
  */
 const flushSlice = 64;
 
+/** bytes of catch-up frames kept for watchers that start after others */
+const catchUpCacheBytes = 64 * 1024 * 1024;
+
 export class WatchHub {
-  private readonly byResource = new Map<string, Set<Watcher>>();
+  private readonly byResource = new Map<string, WatcherIndex<Watcher>>();
   private readonly ticker: NodeJS.Timeout;
-  /** protobuf deliveries, chained so they reach watchers in commit order however the pool finishes */
-  private binaryDeliveries: Promise<void> = Promise.resolve();
-  /** protobuf envelopes of object versions that new watchers caught up on */
-  private readonly envelopes = new WeakMap<StoredObject, Uint8Array>();
-  /** view frames (PartialObjectMetadata) of object versions that new watchers caught up on */
-  private readonly viewFrames = new WeakMap<StoredObject, Map<string, Frame>>();
+  /** the shapes pooled watchers of each resource want, with how many watchers (and selecting watchers) each */
+  private readonly shapes = new Map<string, Map<string, { shape: WatchShape; watchers: number; filtered: number }>>();
+  private readonly pooledWatchers = new Map<string, number>();
+  /** pooled deliveries, chained so they reach watchers in commit order however the pool finishes */
+  private pooledDeliveries: Promise<void> = Promise.resolve();
+  /** frames of object versions that new watchers caught up on, shared */
+  private readonly catchUpFrames = new CatchUpFrames(catchUpCacheBytes);
   /** changes committed since the last round took its share: the next round sends them together */
   private pending: ObjectChange[] = [];
   private roundActive = false;
@@ -176,13 +194,30 @@ export class WatchHub {
 
   add(spec: WatchSpec, sink: WatchSink): Watcher {
     const w = new Watcher(spec, sink, (closed) => {
-      this.byResource.get(closed.spec.resource)?.delete(closed);
+      const index = this.byResource.get(closed.spec.resource);
+      index?.delete(closed);
+      if (index?.size === 0) this.byResource.delete(closed.spec.resource);
+      if (closed.spec.shape) this.countShape(closed.spec, -1);
       if (closed.endedSlow) this.counters.endedSlow++;
     });
-    let set = this.byResource.get(spec.resource);
-    if (!set) this.byResource.set(spec.resource, (set = new Set()));
-    set.add(w);
+    let index = this.byResource.get(spec.resource);
+    if (!index) this.byResource.set(spec.resource, (index = new WatcherIndex()));
+    index.add(w, spec.indexTerm ?? { by: 'all' });
+    if (spec.shape) this.countShape(spec, 1);
     return w;
+  }
+
+  private countShape(spec: WatchSpec, delta: 1 | -1): void {
+    const shape = spec.shape as WatchShape;
+    let byKey = this.shapes.get(spec.resource);
+    if (!byKey) this.shapes.set(spec.resource, (byKey = new Map()));
+    let entry = byKey.get(shape.key);
+    if (!entry) byKey.set(shape.key, (entry = { shape, watchers: 0, filtered: 0 }));
+    entry.watchers += delta;
+    if (spec.filtered) entry.filtered += delta;
+    this.pooledWatchers.set(spec.resource, (this.pooledWatchers.get(spec.resource) ?? 0) + delta);
+    if (entry.watchers === 0) byKey.delete(shape.key);
+    if (byKey.size === 0) this.shapes.delete(spec.resource);
   }
 
   /** The read model applied changes: they are logged at once (for resuming watches) and sent in the next round. */
@@ -207,37 +242,26 @@ export class WatchHub {
     const changes = this.pending;
     this.pending = [];
     const touched = new Set<Watcher>();
-    const binary: ObjectChange[] = [];
-    const binaryFiltered = new Set<string>();
+    const toPool: ObjectChange[] = [];
     for (const change of changes) {
       const watchers = this.byResource.get(change.resource);
       if (!watchers || watchers.size === 0) continue;
+      if (this.shapes.has(change.resource)) toPool.push(change);
+      // every watcher pooled: nothing to frame here
+      if (this.pooledWatchers.get(change.resource) === watchers.size) continue;
       let frames: InlineFrames | undefined;
-      let wantsBinary = false;
-      for (const w of watchers) {
-        if (pooled(w.spec)) {
-          wantsBinary = true;
-          if (w.spec.filtered) binaryFiltered.add(change.resource);
-          continue;
-        }
-        if (w.offer(change, (frames ??= new InlineFrames(change)))) touched.add(w);
-      }
-      if (wantsBinary) binary.push(change);
+      watchers.forCandidates(indexed(change.object), change.previous && indexed(change.previous), (w) => {
+        if (!pooled(w.spec) && w.offer(change, (frames ??= new InlineFrames(change)))) touched.add(w);
+      });
     }
-    if (binary.length > 0) this.deliverBinary(binary, binaryFiltered);
+    if (toPool.length > 0) this.deliverPooled(toPool);
     const revision = changes.length > 0 ? changes[changes.length - 1].revision : this.delivered;
-    const streams = [...touched];
-    let next = 0;
-    const slice = (): void => {
-      const end = Math.min(next + flushSlice, streams.length);
-      for (; next < end; next++) this.counters.eventsSent += streams[next].flush(this.options.maxBufferedBytes);
-      if (next < streams.length) { setImmediate(slice); return; }
+    this.flushSliced([...touched], () => {
       this.delivered = Math.max(this.delivered, revision);
       this.runAfterDelivery();
       if (this.pending.length > 0) setImmediate(() => this.round());
       else this.roundActive = false;
-    };
-    slice();
+    });
   }
 
   private runAfterDelivery(): void {
@@ -248,37 +272,56 @@ export class WatchHub {
   }
 
   /** Encodes a batch in the pool (in parallel with other batches) and delivers it in commit order. */
-  private deliverBinary(changes: ObjectChange[], filtered: ReadonlySet<string>): void {
-    const resources: string[] = [];
-    const objects: string[] = [];
-    const left: Array<number | undefined> = [];
+  private deliverPooled(changes: ObjectChange[]): void {
+    const task: EncodeTask = { changes: [], tables: {} };
+    const shapeIndex = new Map<string, Map<string, number>>();
     for (const c of changes) {
-      resources.push(c.resource);
-      objects.push(c.object.json);
-      if (c.type === 'MODIFIED' && c.previous && filtered.has(c.resource)) {
-        left.push(objects.length);
-        resources.push(c.resource);
-        objects.push(leftSelectorObject(c).json);
-      } else {
-        left.push(undefined);
+      let table = task.tables[c.resource];
+      if (!table) {
+        const entries = [...(this.shapes.get(c.resource)?.values() ?? [])];
+        table = task.tables[c.resource] = {
+          shapes: entries.map((e) => e.shape),
+          filtered: entries.some((e) => e.filtered > 0),
+          kind: this.encoders.kindData(c.resource),
+        };
+        shapeIndex.set(c.resource, new Map(entries.map((e, i) => [e.shape.key, i])));
       }
-    }
-    const encoded = this.encoders.encode(resources, objects);
-    this.binaryDeliveries = this.binaryDeliveries.then(() => encoded).then((envelopes) => {
-      const touched = new Set<Watcher>();
-      let at = 0;
-      changes.forEach((change, i) => {
-        const source = new ProtobufFrames(envelopes[at], left[i] !== undefined ? envelopes[left[i] as number] : undefined);
-        at += left[i] !== undefined ? 2 : 1;
-        for (const w of this.byResource.get(change.resource) ?? []) {
-          if (pooled(w.spec) && w.offer(change, source)) touched.add(w);
-        }
+      task.changes.push({
+        resource: c.resource, type: c.type, revision: c.revision, object: c.object.json,
+        previous: c.type === 'MODIFIED' && table.filtered ? c.previous?.json : undefined,
       });
-      for (const w of touched) this.counters.eventsSent += w.flush(this.options.maxBufferedBytes);
-    }, () => {
-      // an encoding failure ends the protobuf streams of these resources: clients resume and relist
-      for (const change of changes) for (const w of this.byResource.get(change.resource) ?? []) if (pooled(w.spec)) w.close();
+    }
+    const encoded = this.encoders.encode(task);
+    this.pooledDeliveries = this.pooledDeliveries.then(() => encoded).then((batch) => new Promise<void>((done) => {
+      const touched = new Set<Watcher>();
+      try {
+        changes.forEach((change, i) => {
+          const source = new PooledFrames(batch, i, shapeIndex.get(change.resource) as Map<string, number>);
+          this.byResource.get(change.resource)?.forCandidates(indexed(change.object), change.previous && indexed(change.previous), (w) => {
+            if (pooled(w.spec) && w.offer(change, source)) touched.add(w);
+          });
+        });
+      } catch (err) {
+        batch.release();
+        throw err;
+      }
+      this.flushSliced([...touched], () => { batch.release(); done(); });
+    }), () => {
+      // an encoding failure ends the pooled streams of these resources: clients resume and relist
+      for (const change of changes) for (const w of [...this.byResource.get(change.resource)?.all() ?? []]) if (pooled(w.spec)) w.close();
     });
+  }
+
+  /** Flushes streams a slice per macrotask (requests are served between slices), then calls `then`. */
+  private flushSliced(streams: Watcher[], then: () => void): void {
+    let next = 0;
+    const slice = (): void => {
+      const end = Math.min(next + flushSlice, streams.length);
+      for (; next < end; next++) this.counters.eventsSent += streams[next].flush(this.options.maxBufferedBytes);
+      if (next < streams.length) setImmediate(slice);
+      else then();
+    };
+    slice();
   }
 
   /**
@@ -292,36 +335,26 @@ export class WatchHub {
       // everything up to `target` has been handed out (or, for protobuf, queued in order)
       const revision = this.pending.length === 0 && !this.roundActive ? Math.max(this.readModel.revision, this.delivered) : this.delivered;
       if (!pooled(w.spec)) fn(revision);
-      else this.binaryDeliveries = this.binaryDeliveries.then(() => fn(revision), () => fn(revision));
+      else this.pooledDeliveries = this.pooledDeliveries.then(() => fn(revision), () => fn(revision));
     };
     if (this.delivered >= target) run();
     else this.afterDelivery.push({ revision: target, run });
   }
 
   /**
-   * A catch-up frame for a new watcher. Protobuf envelopes and the frames of views that depend on
-   * the object alone are built once per object version, however many watchers start; plain JSON
-   * reuses the object's served JSON.
+   * A catch-up frame for a new watcher, built once per object version, shape and event type and
+   * shared by every watcher that catches up with it (kept within a bound, see CatchUpFrames);
+   * a Table's frames depend on the time (ages) and are built per watcher.
    */
   catchUpFrame(type: 'ADDED' | 'MODIFIED' | 'DELETED', stored: StoredObject, spec: Omit<WatchSpec, 'startRevision'>): Frame {
-    if (pooled(spec)) {
-      let envelope = this.envelopes.get(stored);
-      if (!envelope) this.envelopes.set(stored, (envelope = (spec.envelope as NonNullable<WatchSpec['envelope']>)(stored.object)));
-      return encodeWatchFrame(type, envelope);
-    }
-    if (!spec.view?.perObject) return inlineFrame(spec, type, stored);
-    let frames = this.viewFrames.get(stored);
-    if (!frames) this.viewFrames.set(stored, (frames = new Map()));
-    const key = `${spec.encoding}|${spec.view.key}|${type}`;
-    let frame = frames.get(key);
-    if (frame === undefined) frames.set(key, (frame = inlineFrame(spec, type, stored)));
-    return frame;
+    if (spec.view && !spec.view.perObject) return inlineFrame(spec, type, stored);
+    return this.catchUpFrames.get(stored, `${spec.encoding}|${spec.view?.key ?? ''}|${type}`, () => inlineFrame(spec, type, stored));
   }
 
   private bookmarks(): void {
     const now = Date.now();
-    for (const set of this.byResource.values()) {
-      for (const w of set) if (w.bookmarkDue(now, this.options.bookmarkIntervalMs)) this.inOrder(w, (revision) => w.sendBookmark(revision));
+    for (const index of this.byResource.values()) {
+      for (const w of index.all()) if (w.bookmarkDue(now, this.options.bookmarkIntervalMs)) this.inOrder(w, (revision) => w.sendBookmark(revision));
     }
   }
 
@@ -329,16 +362,36 @@ export class WatchHub {
   closeAll(): Promise<void> {
     clearInterval(this.ticker);
     return new Promise<void>((resolve) => {
-      const streams = [...this.byResource.values()].flatMap((set) => [...set]);
+      const streams = [...this.byResource.values()].flatMap((index) => [...index.all()]);
       let left = streams.length;
       if (left === 0) { resolve(); return; }
       for (const w of streams) {
         this.inOrder(w, (revision) => {
           if (w.spec.bookmarks) w.sendBookmark(revision);
           w.close();
-          if (--left === 0) void this.binaryDeliveries.then(resolve, resolve);
+          if (--left === 0) void this.pooledDeliveries.then(resolve, resolve);
         });
       }
     });
   }
+}
+
+/** The frames of one change of a pooled batch, by shape key and slot: one Buffer over the slab per frame, shared by its watchers. */
+class PooledFrames implements FrameSource {
+  private readonly built = new Map<string, Frame>();
+  constructor(private readonly batch: PooledBatch, private readonly change: number, private readonly shapes: ReadonlyMap<string, number>) {}
+
+  private slot(spec: WatchSpec, slot: 'ADDED' | 'MODIFIED' | 'DELETED' | 'LEFT'): Frame {
+    const key = `${(spec.shape as WatchShape).key}|${slot}`;
+    let frame: Frame | undefined = this.built.get(key);
+    if (frame) return frame;
+    const shape = this.shapes.get((spec.shape as WatchShape).key);
+    frame = shape === undefined ? undefined : this.batch.frame(this.change, shape, slot);
+    if (!frame) throw new Error(`the encoder pool sent no ${slot} frame for ${key}`);
+    this.built.set(key, frame);
+    return frame;
+  }
+
+  frame(type: 'ADDED' | 'MODIFIED' | 'DELETED', spec: WatchSpec): Frame { return this.slot(spec, type); }
+  leftSelectorFrame(spec: WatchSpec): Frame { return this.slot(spec, 'LEFT'); }
 }

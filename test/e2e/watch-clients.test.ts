@@ -10,7 +10,7 @@ import { after, before, describe, it } from 'node:test';
 import { CoreV1Api, KubeConfig, makeInformer, type V1ServiceAccount, type V1ServiceAccountList } from '@kubernetes/client-node';
 import WebSocket from 'ws';
 import { serviceAccountKind } from '../../src/api/core/service-account.js';
-import { decodeEnvelope } from '../../src/codec/protobuf.js';
+import { decodeEnvelope } from '../../src/codec/proto/decode.js';
 import { request, startServer, type TestServer } from '../support/server.js';
 
 async function until<T>(what: string, probe: () => T | undefined | Promise<T | undefined>, timeoutMs = 20_000): Promise<T> {

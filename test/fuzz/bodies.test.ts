@@ -11,7 +11,7 @@ import { serviceAccountKind } from '../../src/api/core/service-account.js';
 import { eventKind } from '../../src/api/events/event.js';
 import type { KindDeclaration } from '../../src/api/kind.js';
 import { encodeCbor } from '../../src/codec/cbor.js';
-import { encodeEnvelope } from '../../src/codec/protobuf.js';
+import { encodeEnvelope } from '../../src/codec/proto/encode.js';
 import { toYaml } from '../../src/codec/yaml.js';
 import { createNamespace } from '../support/api.js';
 import { checkAlive, checkAnswer, closeConnections, checkRoundTrip, collectionOf, fuzzParams, objectArb, send } from '../support/fuzz.js';

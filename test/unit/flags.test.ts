@@ -204,6 +204,7 @@ describe('parseFlags', () => {
         minRequestTimeoutSeconds: 1800,
         eventTtlMs: 3_600_000,
         watchHistoryMs: 300_000,
+        watchEncoderThreads: 0,
         continueTtlMs: 300_000,
         kubernetesGroupAliases: true,
         maxRequestsInflight: 400,
@@ -448,7 +449,7 @@ describe('parseFlags', () => {
     const help = helpText();
     const names = [...help.matchAll(/^ {2}(?:-\w, | {4})--([\w-]+)/gm)].map((match) => match[1]);
     assert.deepEqual(names, [...names].sort());
-    assert.equal(names.length, 98); // 39, kube-apiserver's 30 audit flags and 29 authentication flags
+    assert.equal(names.length, 99); // 40, kube-apiserver's 30 audit flags and 29 authentication flags
     assert.match(help, /^ {6}--secure-port int +The port .* \(default 6443\)$/m);
     assert.match(help, /^ {6}--bind-address ip +.*loopback.* \(default 127\.0\.0\.1\)$/m);
     assert.match(help, /^ {6}--anonymous-auth +Enables .* \(default true\)$/m);

@@ -11,9 +11,9 @@ import { eventKind } from '../../src/api/events/event.js';
 import { apiVersionOf, type KindDeclaration } from '../../src/api/kind.js';
 import { builtinKinds } from '../../src/api/registry/builtin.js';
 import { decodeValue, type Schema, type StructSchema } from '../../src/api/schema.js';
-import {
-  decodeEnvelope, decodeMessage, encodeEnvelope, encodeMessage, protobufMagic, ProtobufError,
-} from '../../src/codec/protobuf.js';
+import { decodeEnvelope, decodeMessage } from '../../src/codec/proto/decode.js';
+import { encodeEnvelope, encodeMessage, protobufMagic } from '../../src/codec/proto/encode.js';
+import { ProtobufError } from '../../src/codec/proto/errors.js';
 
 // ---- an independent, byte-level protobuf builder for expected bytes -------------------------------
 

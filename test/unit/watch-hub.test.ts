@@ -1,23 +1,31 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { serviceAccountKind } from '../../src/api/core/service-account.js';
-import { encodeEnvelope } from '../../src/codec/protobuf.js';
-import { watchEncoders } from '../../src/http/watch-encoding.js';
+import { encodeEnvelope } from '../../src/codec/proto/encode.js';
 import { ReadModel, StoredObject } from '../../src/store/read-model.js';
-import type { EncoderPool } from '../../src/watch/encoder-pool.js';
+import { encodeBatch } from '../../src/watch/encode-batch.js';
+import type { EncodeTask } from '../../src/watch/encode-task.js';
+import { receiveBatch, type EncoderPool } from '../../src/watch/encoder-pool.js';
 import { ChangeLog } from '../../src/watch/change-log.js';
 import type { Frame } from '../../src/watch/frames.js';
+import { shapeOf, watchEncoders, type WatchRepresentation } from '../../src/watch/shape.js';
+import { SlabTable, SlabWriter } from '../../src/watch/slabs.js';
 import { WatchHub, type WatchSink, type WatchSpec } from '../../src/watch/watch-hub.js';
 
-/** An encoder pool that encodes in-process and counts what it was asked to encode. */
-function countingPool() {
+/** An encoder pool that encodes in-process (the workers' code, into slabs) and counts what it was asked to encode. */
+function countingPool(delay?: (task: EncodeTask) => Promise<void>) {
+  const writer = new SlabWriter(1 << 16);
   const pool = {
     calls: 0,
     objects: 0,
-    async encode(_resources: string[], objects: string[]) {
+    slabs: new SlabTable(1 << 30),
+    kindData: () => ({ group: '', version: 'v1', kind: 'ServiceAccount', schema: serviceAccountKind.schema }),
+    async encode(task: EncodeTask) {
       pool.calls++;
-      pool.objects += objects.length;
-      return objects.map((json) => encodeEnvelope(JSON.parse(json), serviceAccountKind.schema, { apiVersion: 'v1', kind: 'ServiceAccount' }));
+      pool.objects += task.changes.length;
+      const result = encodeBatch(task, writer);
+      await delay?.(task);
+      return receiveBatch(pool.slabs, task, result);
     },
   };
   return pool;
@@ -40,7 +48,12 @@ function spec(encoding: 'json' | 'protobuf', matches: WatchSpec['matches'] = () 
   return {
     resource: 'serviceaccounts', matches, filtered, startRevision: 1, bookmarks: false, typeMeta, encoding,
     envelope: (o) => encodeEnvelope(o as Record<string, unknown>, serviceAccountKind.schema, typeMeta),
+    shape: shapeOf(serviceAccountKind, encoding, undefined, false),
   };
+}
+/** A watch of a view, as planWatch makes it. */
+function viewSpec(encoding: 'json' | 'protobuf', representation: WatchRepresentation): WatchSpec {
+  return { ...spec(encoding), ...watchEncoders(serviceAccountKind, encoding, representation), shape: shapeOf(serviceAccountKind, encoding, representation, false) };
 }
 /** Lets the hub's delivery rounds (setImmediate) run: an immediate first, since on a loaded machine a due timer can run before them. */
 const settle = () => new Promise((r) => setImmediate(() => setTimeout(r, 10)));
@@ -64,7 +77,7 @@ describe('WatchHub fan-out', () => {
     readModel.apply([{ revision: 4, type: 'MODIFIED', key: 'serviceaccounts/ns/a', value: sa('a', { x: 'y' }) }]);
     await hub.closeAll();
 
-    assert.equal(pool.objects, 3, 'three events, each encoded once for 50 protobuf watchers');
+    assert.equal(pool.objects, 3, 'three events, each encoded once for 50 JSON and 50 protobuf watchers');
     assert.equal(pool.calls, 2, 'one pool task per delivery round');
     for (const s of [...json, ...proto]) assert.equal(s.writes.length, 2, 'one write per round per stream');
     // every watcher received the very same frame objects: nothing was serialized per watcher
@@ -74,8 +87,8 @@ describe('WatchHub fan-out', () => {
         assert.ok(proto.every((s) => s.writes[b][f] === proto[0].writes[b][f]));
       }
     }
-    assert.match(json[0].writes[0][0] as string, /^\{"type":"ADDED","object":\{"kind":"ServiceAccount".*"resourceVersion":"2"/);
-    assert.match(json[0].writes[1][0] as string, /^\{"type":"MODIFIED"/);
+    assert.match(String(json[0].writes[0][0]), /^\{"type":"ADDED","object":\{"kind":"ServiceAccount".*"resourceVersion":"2"/);
+    assert.match(String(json[0].writes[1][0]), /^\{"type":"MODIFIED"/);
     const frame = proto[0].writes[1][0] as Uint8Array;
     assert.equal(new DataView(frame.buffer, frame.byteOffset).getUint32(0), frame.length - 4, 'length-prefixed');
     assert.equal(Buffer.from(frame.subarray(6, 14)).toString(), 'MODIFIED');
@@ -84,13 +97,8 @@ describe('WatchHub fan-out', () => {
   it('delivers protobuf batches in commit order even when the pool finishes out of order', async () => {
     const readModel = new ReadModel({ revision: 1, compactRevision: 0, items: [] });
     let first = true;
-    const pool = {
-      async encode(_r: string[], objects: string[]) {
-        // the first batch takes longer than the second
-        if (first) { first = false; await new Promise((r) => setTimeout(r, 50)); }
-        return objects.map((json) => encodeEnvelope(JSON.parse(json), serviceAccountKind.schema, typeMeta));
-      },
-    };
+    // the first batch takes longer than the second
+    const pool = countingPool(async () => { if (first) { first = false; await new Promise((r) => setTimeout(r, 50)); } });
     const hub = new WatchHub(readModel, new ChangeLog(1, 60_000), pool as unknown as EncoderPool, { maxBufferedBytes: 1 << 20, bookmarkIntervalMs: 60_000 });
     const sink = recordingSink();
     hub.add(spec('protobuf'), sink);
@@ -164,18 +172,19 @@ describe('WatchHub fan-out', () => {
     assert.equal(hub.counters.endedSlow, 1);
     assert.equal(hub.watchers().get('serviceaccounts'), 1);
   });
-  it('frames a PartialObjectMetadata view on the front thread, once per event for all its watchers; plain protobuf still uses the pool', async () => {
+  it('encodes a PartialObjectMetadata view in the pool, once per event for all its watchers, beside plain protobuf', async () => {
     const readModel = new ReadModel({ revision: 1, compactRevision: 0, items: [] });
     const pool = countingPool();
     const hub = new WatchHub(readModel, new ChangeLog(1, 60_000), pool as unknown as EncoderPool, { maxBufferedBytes: 1 << 20, bookmarkIntervalMs: 60_000 });
-    const partial = { ...spec('protobuf'), ...watchEncoders(serviceAccountKind, 'protobuf', { as: 'PartialObjectMetadata', gv: { group: 'meta.k8s.io', version: 'v1' } }) };
+    const partial = viewSpec('protobuf', { as: 'PartialObjectMetadata', gv: { group: 'meta.k8s.io', version: 'v1' } });
     const views = Array.from({ length: 3 }, () => recordingSink());
     for (const s of views) hub.add(partial, s);
     const plain = recordingSink();
     hub.add(spec('protobuf'), plain);
     readModel.apply([{ revision: 2, type: 'ADDED', key: 'serviceaccounts/ns/a', value: sa('a') }]);
     await hub.closeAll();
-    assert.equal(pool.objects, 1, 'the pool encodes for the plain watcher only');
+    assert.equal(pool.objects, 1, 'one task, one change, both shapes');
+    assert.equal(pool.calls, 1);
     const frame = views[0].writes[0][0] as Uint8Array;
     assert.ok(views.every((s) => s.writes[0][0] === frame), 'one shared frame');
     assert.ok(Buffer.from(frame).includes('PartialObjectMetadata'));
@@ -186,11 +195,11 @@ describe('WatchHub fan-out', () => {
     const readModel = new ReadModel({ revision: 1, compactRevision: 0, items: [] });
     const hub = new WatchHub(readModel, new ChangeLog(1, 60_000), countingPool() as unknown as EncoderPool, { maxBufferedBytes: 1 << 20, bookmarkIntervalMs: 60_000 });
     const stored = new StoredObject(JSON.parse(sa('a')), 2);
-    const partial = { ...spec('json'), ...watchEncoders(serviceAccountKind, 'json', { as: 'PartialObjectMetadata', gv: { group: 'meta.k8s.io', version: 'v1' } }) };
+    const partial = viewSpec('json', { as: 'PartialObjectMetadata', gv: { group: 'meta.k8s.io', version: 'v1' } });
     const first = hub.catchUpFrame('ADDED', stored, partial);
     assert.equal(hub.catchUpFrame('ADDED', stored, partial), first);
     assert.equal(JSON.parse(first as string).object.kind, 'PartialObjectMetadata');
-    const table = { ...spec('json'), ...watchEncoders(serviceAccountKind, 'json', { as: 'Table', table: { group: 'meta.k8s.io', version: 'v1', includeObject: 'None' } }) };
+    const table = viewSpec('json', { as: 'Table', table: { group: 'meta.k8s.io', version: 'v1', includeObject: 'None' } });
     assert.equal(JSON.parse(hub.catchUpFrame('ADDED', stored, table) as string).object.kind, 'Table');
   });
 

@@ -96,4 +96,14 @@ export const STORAGE_FLAGS: readonly AnyFlagSpec[] = [
       'resuming from before that gets 410 Gone.',
     validate: nonNegative,
   },
+  {
+    name: 'watch-encoder-threads',
+    type: 'int',
+    key: 'watchEncoderThreads',
+    default: 0,
+    help:
+      'Threads of the encoder pool, which encodes every watch event once per encoding and view in use. ' +
+      '0 picks one less than the machine\'s cores (at least 1).',
+    validate: nonNegative,
+  },
 ];
