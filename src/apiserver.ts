@@ -26,6 +26,11 @@ import { ServiceAccountController } from './controllers/service-account-controll
 import { TokenSecretController } from './controllers/token-secret-controller.js';
 import { secretKind } from './api/core/secret.js';
 import { MaxInflightLimiter } from './flowcontrol/max-inflight.js';
+import { PriorityAndFairness } from './flowcontrol/priority-and-fairness.js';
+import { ApfConfigurationController } from './controllers/apf-configuration-controller.js';
+import { flowSchemaKind } from './api/flowcontrol/flow-schema.js';
+import { priorityLevelConfigurationKind } from './api/flowcontrol/priority-level-configuration.js';
+import { storageResourceOf } from './api/kind.js';
 import { HealthEndpoint } from './http/health.js';
 import { NonResourceHandler } from './http/non-resource.js';
 import { ResourceHandler } from './http/resource-handler.js';
@@ -151,12 +156,21 @@ export async function startApiServer(config: ServerConfig, log: Logger): Promise
     log, lookup: readModelLookup(readModel), pkiDir: join(config.dataDir, 'pki'), clientCaPem: tls.ca,
     externalAddress: `${hostForUrl(config.advertiseAddress ?? config.bindAddress)}:${config.securePort}`, services,
   });
+  // flow control: priority and fairness, or the plain max-in-flight limiter when it is off
+  const apf = config.enablePriorityAndFairness ? new PriorityAndFairness(readModel, {
+    serverConcurrencyLimit: config.maxRequestsInflight + config.maxMutatingRequestsInflight,
+    requestWaitLimitMs: config.requestTimeoutMs / 4,
+    objectCount: (info) => {
+      const kind = kinds.lookup(info.apiGroup, info.apiVersion, info.resource);
+      return kind ? readModel.table(storageResourceOf(kind)).size : 0;
+    },
+  }) : undefined;
   const pipeline = buildHandlerChain({
     log,
     maxRequestBodyBytes: config.maxRequestBodyBytes,
     authenticator: authn.authenticator,
     authorizer,
-    flowControl: new MaxInflightLimiter({ readOnly: config.maxRequestsInflight, mutating: config.maxMutatingRequestsInflight }),
+    flowControl: apf ?? new MaxInflightLimiter({ readOnly: config.maxRequestsInflight, mutating: config.maxMutatingRequestsInflight }),
     requestTimeoutMs: config.requestTimeoutMs,
     auditor,
   }, dispatcher({
@@ -214,6 +228,9 @@ export async function startApiServer(config: ServerConfig, log: Logger): Promise
     new ServiceAccountController(readModel, stores.of(serviceAccountKind), onControllerError),
     new NamespaceController(readModel, stores.of(namespaceKind), () => stores.namespaced(), onControllerError),
     ...(config.enableGarbageCollector ? [new GarbageCollector({ readModel, kinds, storeOf: (k) => stores.of(k), onError: onControllerError })] : []),
+    ...(apf ? [new ApfConfigurationController(readModel, {
+      flowSchemas: stores.of(flowSchemaKind), priorityLevels: stores.of(priorityLevelConfigurationKind),
+    }, onControllerError)] : []),
     ...(authn.tokenGenerator ? [new TokenSecretController(readModel, stores.of(secretKind), authn.tokenGenerator, pki.caCertPem, onControllerError)] : []),
   ];
   postStartHooks.set('start-service-account-controller', true);
@@ -230,6 +247,7 @@ export async function startApiServer(config: ServerConfig, log: Logger): Promise
         log.info('shutting down');
         if (config.shutdownDelayMs > 0) await new Promise((r) => setTimeout(r, config.shutdownDelayMs));
         for (const c of controllers) c.stop();
+        apf?.stop();
         authn.stop();
         for (const listener of [...shutdownListeners]) listener();
         await hub.closeAll();

@@ -35,6 +35,7 @@ export interface ServerConfig {
   /** Absolute. */
   readonly dataDir: string;
   readonly enableGarbageCollector: boolean;
+  readonly enablePriorityAndFairness: boolean;
   readonly requestTimeoutMs: number;
   readonly minRequestTimeoutSeconds: number;
   readonly eventTtlMs: number;
@@ -656,6 +657,15 @@ const FLAGS: readonly AnyFlagSpec[] = [
     help:
       'Enables the generic garbage collector: DELETE adds the orphan and foregroundDeletion finalizers ' +
       'that propagationPolicy asks for, and the built-in garbage collector controller deletes or orphans dependents.',
+  },
+  {
+    name: 'enable-priority-and-fairness',
+    type: 'bool',
+    key: 'enablePriorityAndFairness',
+    default: true,
+    help:
+      'If true, replace the max-in-flight handler with an enhanced one that queues and dispatches with ' +
+      'priority and fairness (FlowSchemas and PriorityLevelConfigurations of flowcontrol.apiserver.orch.io/v1).',
   },
   {
     name: 'etcd-cafile',

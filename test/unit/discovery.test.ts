@@ -32,6 +32,7 @@ const namespaceVerbs = ['create', 'delete', 'get', 'list', 'patch', 'update', 'w
 const eventsGroupVersion = { groupVersion: 'events.orch.io/v1', version: 'v1' };
 const authGroupVersion = { groupVersion: 'authentication.orch.io/v1', version: 'v1' };
 const coordinationGroupVersion = { groupVersion: 'coordination.orch.io/v1', version: 'v1' };
+const flowcontrolGroupVersion = { groupVersion: 'flowcontrol.apiserver.orch.io/v1', version: 'v1' };
 
 describe('legacy discovery', () => {
   it('GET /api lists v1 and the server address, without apiVersion', () => {
@@ -50,6 +51,7 @@ describe('legacy discovery', () => {
         { name: 'authentication.orch.io', versions: [authGroupVersion], preferredVersion: authGroupVersion },
         { name: 'coordination.orch.io', versions: [coordinationGroupVersion], preferredVersion: coordinationGroupVersion },
         { name: 'events.orch.io', versions: [eventsGroupVersion], preferredVersion: eventsGroupVersion },
+        { name: 'flowcontrol.apiserver.orch.io', versions: [flowcontrolGroupVersion], preferredVersion: flowcontrolGroupVersion },
       ],
     });
   });
@@ -233,6 +235,17 @@ describe('aggregated discovery', () => {
             resource: 'events', responseKind: { group: '', version: '', kind: 'Event' }, scope: 'Namespaced',
             singularResource: 'event', verbs: allVerbs, shortNames: ['ev'],
           }],
+          freshness: 'Current',
+        }],
+      }, {
+        metadata: { name: 'flowcontrol.apiserver.orch.io', creationTimestamp: null },
+        versions: [{
+          version: 'v1',
+          resources: ['FlowSchema', 'PriorityLevelConfiguration'].map((kind) => ({
+            resource: `${kind.toLowerCase()}s`, responseKind: { group: '', version: '', kind }, scope: 'Cluster',
+            singularResource: kind.toLowerCase(), verbs: allVerbs,
+            subresources: [{ subresource: 'status', responseKind: { group: '', version: '', kind }, verbs: ['get', 'patch', 'update'] }],
+          })),
           freshness: 'Current',
         }],
       }],

@@ -178,6 +178,7 @@ describe('parseFlags', () => {
         authorizationModes: ['AlwaysAllow'],
         dataDir: resolve('./data'),
         enableGarbageCollector: true,
+        enablePriorityAndFairness: true,
         requestTimeoutMs: 60_000,
         minRequestTimeoutSeconds: 1800,
         eventTtlMs: 3_600_000,
@@ -425,7 +426,7 @@ describe('parseFlags', () => {
     const help = helpText();
     const names = [...help.matchAll(/^ {2}(?:-\w, | {4})--([\w-]+)/gm)].map((match) => match[1]);
     assert.deepEqual(names, [...names].sort());
-    assert.equal(names.length, 91); // 32, kube-apiserver's 30 audit flags and 29 authentication flags
+    assert.equal(names.length, 92); // 33, kube-apiserver's 30 audit flags and 29 authentication flags
     assert.match(help, /^ {6}--secure-port int +The port .* \(default 6443\)$/m);
     assert.match(help, /^ {6}--bind-address ip +.*loopback.* \(default 127\.0\.0\.1\)$/m);
     assert.match(help, /^ {6}--anonymous-auth +Enables .* \(default true\)$/m);

@@ -29,6 +29,7 @@ const saGvk = { group: '', kind: 'ServiceAccount', version: 'v1' };
 const indexKeys = [
   'api', 'api/v1', 'apis', 'apis/authentication.orch.io', 'apis/authentication.orch.io/v1',
   'apis/coordination.orch.io', 'apis/coordination.orch.io/v1', 'apis/events.orch.io', 'apis/events.orch.io/v1',
+  'apis/flowcontrol.apiserver.orch.io', 'apis/flowcontrol.apiserver.orch.io/v1',
 ];
 
 /** Both spellings of an extension, which must agree (kubectl reads only the Kubernetes one). */
@@ -111,6 +112,7 @@ describe('definitions (v2)', () => {
       assert.deepEqual(ext(v2.definitions[`${meta}.${kind}`], 'group-version-kind'), [
         { group: '', kind, version: 'v1' }, { group: 'authentication.orch.io', kind, version: 'v1' },
         { group: 'coordination.orch.io', kind, version: 'v1' }, { group: 'events.orch.io', kind, version: 'v1' },
+        { group: 'flowcontrol.apiserver.orch.io', kind, version: 'v1' },
       ]);
     }
     assert.equal(ext(v2.definitions[`${meta}.ObjectMeta`], 'group-version-kind'), undefined);
@@ -137,6 +139,15 @@ describe('definitions (v2)', () => {
       'io.orch.api.authentication.v1.TokenRequestStatus': ['token', 'expirationTimestamp'],
       'io.orch.api.authentication.v1.TokenReview': ['spec'], 'io.orch.api.authentication.v1.TokenReviewSpec': undefined,
       'io.orch.api.authentication.v1.TokenReviewStatus': undefined, 'io.orch.api.authentication.v1.UserInfo': undefined,
+      'io.orch.api.flowcontrol.v1.FlowSchema': undefined, 'io.orch.api.flowcontrol.v1.FlowSchemaList': ['items'], 'io.orch.api.flowcontrol.v1.FlowSchemaSpec': ['priorityLevelConfiguration'],
+      'io.orch.api.flowcontrol.v1.FlowSchemaStatus': undefined, 'io.orch.api.flowcontrol.v1.FlowSchemaCondition': undefined, 'io.orch.api.flowcontrol.v1.FlowDistinguisherMethod': ['type'],
+      'io.orch.api.flowcontrol.v1.PriorityLevelConfigurationReference': ['name'], 'io.orch.api.flowcontrol.v1.PolicyRulesWithSubjects': ['subjects'], 'io.orch.api.flowcontrol.v1.Subject': ['kind'],
+      'io.orch.api.flowcontrol.v1.UserSubject': ['name'], 'io.orch.api.flowcontrol.v1.GroupSubject': ['name'], 'io.orch.api.flowcontrol.v1.ServiceAccountSubject': ['namespace', 'name'],
+      'io.orch.api.flowcontrol.v1.ResourcePolicyRule': ['verbs', 'apiGroups', 'resources'], 'io.orch.api.flowcontrol.v1.NonResourcePolicyRule': ['verbs', 'nonResourceURLs'],
+      'io.orch.api.flowcontrol.v1.PriorityLevelConfiguration': undefined, 'io.orch.api.flowcontrol.v1.PriorityLevelConfigurationList': ['items'],
+      'io.orch.api.flowcontrol.v1.PriorityLevelConfigurationSpec': ['type'], 'io.orch.api.flowcontrol.v1.PriorityLevelConfigurationStatus': undefined,
+      'io.orch.api.flowcontrol.v1.PriorityLevelConfigurationCondition': undefined, 'io.orch.api.flowcontrol.v1.LimitedPriorityLevelConfiguration': undefined,
+      'io.orch.api.flowcontrol.v1.ExemptPriorityLevelConfiguration': undefined, 'io.orch.api.flowcontrol.v1.LimitResponse': ['type'], 'io.orch.api.flowcontrol.v1.QueuingConfiguration': undefined,
       [`${meta}.ObjectMeta`]: undefined, [`${meta}.ListMeta`]: undefined, [`${meta}.ManagedFieldsEntry`]: undefined,
       [`${meta}.OwnerReference`]: ['apiVersion', 'kind', 'name', 'uid'],
       [`${meta}.Status`]: undefined, [`${meta}.StatusDetails`]: undefined, [`${meta}.StatusCause`]: undefined,

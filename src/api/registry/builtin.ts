@@ -8,6 +8,8 @@ import { namespaceKind } from '../core/namespace.js';
 import { secretKind } from '../core/secret.js';
 import { serviceAccountKind } from '../core/service-account.js';
 import { eventKind } from '../events/event.js';
+import { flowSchemaKind } from '../flowcontrol/flow-schema.js';
+import { priorityLevelConfigurationKind } from '../flowcontrol/priority-level-configuration.js';
 import type { KindDeclaration } from '../kind.js';
 
 /**
@@ -16,5 +18,5 @@ import type { KindDeclaration } from '../kind.js';
  */
 export const builtinKinds: readonly KindDeclaration[] = [
   namespaceKind, serviceAccountKind, secretKind, configMapKind, coreEventKind, eventKind, leaseKind,
-  tokenReviewKind, selfSubjectReviewKind,
+  tokenReviewKind, selfSubjectReviewKind, flowSchemaKind, priorityLevelConfigurationKind,
 ];
