@@ -31,6 +31,8 @@ import { ApfConfigurationController } from './controllers/apf-configuration-cont
 import { flowSchemaKind } from './api/flowcontrol/flow-schema.js';
 import { priorityLevelConfigurationKind } from './api/flowcontrol/priority-level-configuration.js';
 import { storageResourceOf } from './api/kind.js';
+import { ApiServerMetrics } from './metrics/apiserver-metrics.js';
+import { MetricsEndpoint } from './http/metrics-endpoint.js';
 import { HealthEndpoint } from './http/health.js';
 import { NonResourceHandler } from './http/non-resource.js';
 import { ResourceHandler } from './http/resource-handler.js';
@@ -165,6 +167,27 @@ export async function startApiServer(config: ServerConfig, log: Logger): Promise
       return kind ? readModel.table(storageResourceOf(kind)).size : 0;
     },
   }) : undefined;
+  // /metrics: request metrics from the pipeline, the rest read from where the state lives
+  const metrics = new ApiServerMetrics();
+  writer.onMutationDone = (op, key, seconds) => metrics.storageRequest(op, key.slice(0, key.indexOf('/')), seconds);
+  metrics.useSources({
+    storageObjects: function* storedObjects() {
+      for (const kind of kinds.storageKinds()) {
+        const resource = storageResourceOf(kind);
+        yield [resource, readModel.table(resource).size] as [string, number];
+      }
+    },
+    flowControl: apf,
+    audit: auditor?.metrics,
+    watchEvents: function* watchEvents() {
+      for (const [table, byVersion] of hub.eventsSentBy) {
+        for (const [apiVersion, { sent }] of byVersion) {
+          const slash = apiVersion.indexOf('/');
+          yield [slash < 0 ? '' : apiVersion.slice(0, slash), apiVersion.slice(slash + 1), table.split('.')[0], sent] as [string, string, string, number];
+        }
+      }
+    },
+  });
   const pipeline = buildHandlerChain({
     log,
     maxRequestBodyBytes: config.maxRequestBodyBytes,
@@ -173,6 +196,7 @@ export async function startApiServer(config: ServerConfig, log: Logger): Promise
     flowControl: apf ?? new MaxInflightLimiter({ readOnly: config.maxRequestsInflight, mutating: config.maxMutatingRequestsInflight }),
     requestTimeoutMs: config.requestTimeoutMs,
     auditor,
+    metrics: { metrics, served: (info) => kinds.lookup(info.apiGroup, info.apiVersion, info.resource) !== undefined },
   }, dispatcher({
     kinds,
     resources: new ResourceHandler({
@@ -189,7 +213,7 @@ export async function startApiServer(config: ServerConfig, log: Logger): Promise
       new HealthEndpoint('livez', checks.livez, onHealthFailure),
       new HealthEndpoint('readyz', checks.readyz, onHealthFailure),
       ...(authn.discovery ? [authn.discovery] : []),
-    ], () => address),
+    ], () => address, [new MetricsEndpoint(metrics.registry)]),
     onWebSocketError: (err) => log.error({ err }, 'websocket watch failed'),
   }));
 
@@ -204,6 +228,7 @@ export async function startApiServer(config: ServerConfig, log: Logger): Promise
       requestTimeoutMs: config.requestTimeoutMs,
     },
   }, pipeline);
+  frontDoor.server.on('tlsClientError', () => metrics.tlsHandshakeError());
   const port = await frontDoor.listen(config.securePort, config.bindAddress);
   address = `${config.advertiseAddress ?? hostForUrl(config.bindAddress)}:${port}`;
   const url = `https://${hostForUrl(config.bindAddress)}:${port}`;

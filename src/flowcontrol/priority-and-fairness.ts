@@ -29,6 +29,10 @@ const retryAfterSeconds = 1;
 /** Counters of one (priority level, flow schema) pair: what /metrics reports as apiserver_flowcontrol_*. */
 export class FlowCounters {
   dispatched = 0;
+  waiting = 0;
+  executing = 0;
+  /** seats held by the executing requests */
+  seats = 0;
   readonly rejected: Record<RejectReason, number> = { 'queue-full': 0, 'concurrency-limit': 0, 'time-out': 0, cancelled: 0 };
   constructor(readonly priorityLevel: string, readonly flowSchema: string) {}
 }
@@ -110,23 +114,37 @@ export class PriorityAndFairness implements FlowController {
     const counters = this.countersOf(level.name, schema.name);
     if (!level.queues) {
       counters.dispatched++;
+      counters.executing++;
       level.exemptExecuting++;
       let released = false;
-      return { release: () => { if (!released) { released = true; level.exemptExecuting--; } } };
+      return { release: () => { if (!released) { released = true; level.exemptExecuting--; counters.executing--; } } };
     }
     const width = estimateWidth(info, request.query, this.options.objectCount);
     const outcome = level.queues.admit(this.hashOf(schema.name, distinguisherOf(schema, info, user)), width, request.cancelled);
     level.highWatermark = Math.max(level.highWatermark, level.queues.seatDemand);
-    return outcome instanceof Promise ? outcome.then((o) => this.settle(o, counters)) : this.settle(outcome, counters);
+    if (!(outcome instanceof Promise)) return this.settle(outcome, counters, width);
+    counters.waiting++;
+    return outcome.then((o) => { counters.waiting--; return this.settle(o, counters, width); });
   }
 
-  private settle(outcome: Ticket | RejectReason, counters: FlowCounters): Seat | StatusError {
+  private settle(outcome: Ticket | RejectReason, counters: FlowCounters, width: number): Seat | StatusError {
     if (typeof outcome === 'string') {
       counters.rejected[outcome]++;
       return errors.tooManyRequests('Too many requests, please try again later.', retryAfterSeconds);
     }
     counters.dispatched++;
-    return { release: () => outcome.finish() };
+    counters.executing++;
+    counters.seats += width;
+    let released = false;
+    return {
+      release: () => {
+        if (released) return;
+        released = true;
+        counters.executing--;
+        counters.seats -= width;
+        outcome.finish();
+      },
+    };
   }
 
   private countersOf(level: string, schema: string): FlowCounters {

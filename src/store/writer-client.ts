@@ -6,7 +6,7 @@
 import { Worker } from 'node:worker_threads';
 import type { KObject } from '../api/meta.js';
 import { ReadModel } from './read-model.js';
-import type { CurrentRevision, Mutation, MutationResult, StoredItem, WriterMessage, WriterOptions } from './storage.js';
+import type { CurrentRevision, Mutation, MutationOp, MutationResult, StoredItem, WriterMessage, WriterOptions } from './storage.js';
 
 export interface StorageHealth { ok: boolean; message?: string }
 
@@ -27,6 +27,8 @@ export class WriterClient {
   health: StorageHealth = { ok: true };
   /** false once the writer is gone or storage failed for good: only a restart helps */
   alive = true;
+  /** told how long each mutation took, from submit to durable and applied (etcd_request_duration_seconds) */
+  onMutationDone: ((op: MutationOp, key: string, seconds: number) => void) | undefined;
 
   /** `shared`: other processes write the same storage (etcd), so the read model can lag behind it */
   private constructor(private readonly worker: Worker, readonly readModel: ReadModel, private readonly shared: boolean) {}
@@ -63,7 +65,12 @@ export class WriterClient {
       this.flushQueued = true;
       queueMicrotask(() => this.flush());
     }
-    return new Promise((resolve) => this.pending.set(id, { resolve, object }));
+    const observe = this.onMutationDone;
+    if (!observe) return new Promise((resolve) => this.pending.set(id, { resolve, object }));
+    const started = performance.now();
+    return new Promise((resolve) => this.pending.set(id, {
+      resolve: (r) => { observe(m.op, m.key, (performance.now() - started) / 1000); resolve(r); }, object,
+    }));
   }
 
   /** The state of every key under `prefix` at `revision`, from the store's history. */

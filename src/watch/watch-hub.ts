@@ -159,12 +159,24 @@ export class WatchHub {
   /** work that must follow delivery of everything received when it was asked for (bookmarks, stream ends) */
   private afterDelivery: Array<{ revision: number; run: () => void }> = [];
   readonly counters: WatchCounters = { eventsSent: 0, endedSlow: 0 };
+  /** events sent per watched resource (storage table) and apiVersion, for apiserver_watch_events_total */
+  readonly eventsSentBy = new Map<string, Map<string, { sent: number }>>();
 
   constructor(private readonly readModel: ReadModel, readonly changeLog: ChangeLog, readonly encoders: EncoderPool, private readonly options: WatchHubOptions) {
     this.received = this.delivered = readModel.revision;
     readModel.onChange((changes) => this.receive(changes));
     this.ticker = setInterval(() => this.bookmarks(), Math.min(1000, options.bookmarkIntervalMs));
     this.ticker.unref();
+  }
+
+  private countSent(w: Watcher, sent: number): number {
+    if (sent === 0) return 0;
+    let byVersion = this.eventsSentBy.get(w.spec.resource);
+    if (!byVersion) this.eventsSentBy.set(w.spec.resource, (byVersion = new Map()));
+    let count = byVersion.get(w.spec.typeMeta.apiVersion);
+    if (!count) byVersion.set(w.spec.typeMeta.apiVersion, (count = { sent: 0 }));
+    count.sent += sent;
+    return sent;
   }
 
   /** open watches per resource */
@@ -230,7 +242,7 @@ export class WatchHub {
     let next = 0;
     const slice = (): void => {
       const end = Math.min(next + flushSlice, streams.length);
-      for (; next < end; next++) this.counters.eventsSent += streams[next].flush(this.options.maxBufferedBytes);
+      for (; next < end; next++) this.counters.eventsSent += this.countSent(streams[next], streams[next].flush(this.options.maxBufferedBytes));
       if (next < streams.length) { setImmediate(slice); return; }
       this.delivered = Math.max(this.delivered, revision);
       this.runAfterDelivery();
@@ -274,7 +286,7 @@ export class WatchHub {
           if (pooled(w.spec) && w.offer(change, source)) touched.add(w);
         }
       });
-      for (const w of touched) this.counters.eventsSent += w.flush(this.options.maxBufferedBytes);
+      for (const w of touched) this.counters.eventsSent += this.countSent(w, w.flush(this.options.maxBufferedBytes));
     }, () => {
       // an encoding failure ends the protobuf streams of these resources: clients resume and relist
       for (const change of changes) for (const w of this.byResource.get(change.resource) ?? []) if (pooled(w.spec)) w.close();
