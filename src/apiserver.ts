@@ -10,6 +10,8 @@ import type { Logger } from 'pino';
 import { AdmissionChain } from './admission/admission.js';
 import { setUpAuditing } from './audit/setup.js';
 import { NamespaceLifecycle } from './admission/plugins/namespace-lifecycle.js';
+import { readAdmissionConfig } from './admission/admission-config.js';
+import { EventRateLimit, parseEventRateLimitConfig } from './admission/plugins/event-rate-limit.js';
 import { ensurePki, writeKubeconfig } from './auth/pki.js';
 import { namespaceFinalizer, namespaceKind } from './api/core/namespace.js';
 import { serviceAccountKind } from './api/core/service-account.js';
@@ -101,6 +103,10 @@ export async function startApiServer(config: ServerConfig, log: Logger): Promise
 
   // auditing first: a malformed policy or an unusable backend refuses start before anything else
   const auditor = setUpAuditing(config, log);
+  // admission plugins' configuration, likewise checked before anything starts
+  const admissionConfigs = readAdmissionConfig(config.admissionControlConfigFile);
+  const eventRateLimits = config.enableAdmissionPlugins.includes('EventRateLimit')
+    ? parseEventRateLimitConfig(admissionConfigs.get('EventRateLimit')) : undefined;
 
   // PKI: the CA, serving and admin certificates (generated on first start)
   const pki = await ensurePki(join(config.dataDir, 'pki'), { ipAddresses: config.advertiseAddress ? [config.advertiseAddress] : [] });
@@ -127,7 +133,10 @@ export async function startApiServer(config: ServerConfig, log: Logger): Promise
 
   // the API: the runtime registry, admission, and the generic store of every served kind
   const kinds = new ApiRegistry(config.kubernetesGroupAliases ? withKubernetesAliases(builtinKinds) : builtinKinds);
-  const admission = new AdmissionChain([new NamespaceLifecycle(readModel, immortalNamespaces)]);
+  const admission = new AdmissionChain([
+    new NamespaceLifecycle(readModel, immortalNamespaces),
+    ...(eventRateLimits ? [new EventRateLimit(eventRateLimits)] : []),
+  ]);
   const stores = new ResourceStores(kinds, { readModel, writer, snapshots: new SnapshotCache(config.continueTtlMs), admission, config });
   postStartHooks.set('start-apiserver-admission-initializer', true);
 
@@ -197,6 +206,7 @@ export async function startApiServer(config: ServerConfig, log: Logger): Promise
     requestTimeoutMs: config.requestTimeoutMs,
     auditor,
     metrics: { metrics, served: (info) => kinds.lookup(info.apiGroup, info.apiVersion, info.resource) !== undefined },
+    goawayChance: config.goawayChance,
   }, dispatcher({
     kinds,
     resources: new ResourceHandler({

@@ -36,6 +36,9 @@ export interface ServerConfig {
   readonly dataDir: string;
   readonly enableGarbageCollector: boolean;
   readonly enablePriorityAndFairness: boolean;
+  readonly goawayChance: number;
+  readonly enableAdmissionPlugins: readonly string[];
+  readonly admissionControlConfigFile?: string;
   readonly requestTimeoutMs: number;
   readonly minRequestTimeoutSeconds: number;
   readonly eventTtlMs: number;
@@ -311,6 +314,10 @@ type AnyFlagSpec = { [T in FlagType]: FlagSpec<T> }[FlagType];
 const nonNegative = (value: number, flag: string) =>
   value < 0 ? `${flag} can not be negative value` : undefined;
 
+/** The admission plugins this server has, and those on without --enable-admission-plugins */
+const ADMISSION_PLUGINS = ['EventRateLimit', 'NamespaceLifecycle'];
+const DEFAULT_ADMISSION_PLUGINS = ['NamespaceLifecycle'];
+
 const SUPPORTED_AUTHORIZATION_MODES = ['AlwaysAllow', 'AlwaysDeny'];
 /** Kubernetes' other modes: known, so they get a clearer message than a typo does. */
 const PLANNED_AUTHORIZATION_MODES = ['ABAC', 'Webhook', 'RBAC', 'Node'];
@@ -529,6 +536,12 @@ const HOUR_MS = 3_600_000;
 const FLAGS: readonly AnyFlagSpec[] = [
   ...AUDIT_FLAGS,
   {
+    name: 'admission-control-config-file',
+    type: 'string',
+    key: 'admissionControlConfigFile',
+    help: 'File with admission control configuration (an AdmissionConfiguration of apiserver.config.orch.io/v1 or apiserver.config.k8s.io/v1).',
+  },
+  {
     name: 'advertise-address',
     type: 'ip',
     key: 'advertiseAddress',
@@ -650,6 +663,19 @@ const FLAGS: readonly AnyFlagSpec[] = [
       'bootstrapping authentication.',
   },
   {
+    name: 'enable-admission-plugins',
+    type: 'stringList',
+    key: 'enableAdmissionPlugins',
+    default: [],
+    help:
+      `admission plugins that should be enabled in addition to default enabled ones (${DEFAULT_ADMISSION_PLUGINS.join(', ')}). ` +
+      `Comma-delimited list of admission plugins: ${ADMISSION_PLUGINS.join(', ')}. The order of plugins in this flag does not matter.`,
+    validate: (plugins) => {
+      const unknown = plugins.find((p) => !ADMISSION_PLUGINS.includes(p));
+      return unknown === undefined ? undefined : `enable-admission-plugins plugin ${quote(unknown)} is unknown`;
+    },
+  },
+  {
     name: 'enable-garbage-collector',
     type: 'bool',
     key: 'enableGarbageCollector',
@@ -726,6 +752,19 @@ const FLAGS: readonly AnyFlagSpec[] = [
     help:
       'A set of key=value pairs that describe feature gates for alpha/experimental features. ' +
       `Options are:\n${describeFeatureGates().join('\n')}`,
+  },
+  {
+    name: 'goaway-chance',
+    type: 'float',
+    key: 'goawayChance',
+    default: 0,
+    help:
+      'To prevent HTTP/2 clients from getting stuck on a single apiserver, randomly close a connection (GOAWAY). ' +
+      'The client\'s other in-flight requests won\'t be affected, and the client will reconnect, likely landing on a ' +
+      'different apiserver after going through the load balancer again. This argument sets the fraction of requests ' +
+      'that will be sent a GOAWAY. Clusters with single apiservers, or which don\'t use a load balancer, should NOT ' +
+      'enable this. Min is 0 (off), Max is .02 (1/50 requests); .001 (1/1000) is a recommended starting point.',
+    validate: (chance) => (chance < 0 || chance > 0.02 ? '--goaway-chance can not be less than 0 or greater than 0.02' : undefined),
   },
   {
     name: 'log-level',

@@ -2,7 +2,7 @@
  * The request pipeline, in order. Every request passes it, over HTTP/1.1, HTTP/2 and WebSocket
  * upgrades alike, resource and non-resource paths alike (Kubernetes' DefaultBuildHandlerChain):
  *
- *   request log → recover → audit init (Audit-Id) → request info → [metrics] → body limit
+ *   request log → recover → audit init (Audit-Id) → request info → [metrics] → [goaway] → body limit
  *     → [failed-authentication audit] → authentication → [audit] → impersonation
  *     → flow control (seat held until the response is on the socket)
  *     → authorization → timeout → handler (→ admission → storage, inside the resource handler)
@@ -32,6 +32,7 @@ import { authorizationFilter } from './filters/authorization.js';
 import { bodyLimitFilter } from './filters/body-limit.js';
 import { failedAuthenticationAuditFilter } from './filters/failed-authentication-audit.js';
 import { flowControlFilter } from './filters/flow-control.js';
+import { goawayFilter } from './filters/goaway.js';
 import { impersonationFilter } from './filters/impersonation.js';
 import { metricsFilter } from './filters/metrics.js';
 import { recoverFilter } from './filters/recover.js';
@@ -50,6 +51,8 @@ export interface ChainParts {
   auditor?: Auditor;
   /** request metrics (apiserver_request_total, ...); `served` tells the resources the server serves */
   metrics?: { metrics: ApiServerMetrics; served(info: RequestInfo): boolean };
+  /** --goaway-chance: the probability an HTTP/2 request ends its connection with GOAWAY (0: never) */
+  goawayChance?: number;
 }
 
 export function handlerChainFilters(p: ChainParts): NamedFilter[] {
@@ -59,6 +62,7 @@ export function handlerChainFilters(p: ChainParts): NamedFilter[] {
     { name: 'audit-init', filter: auditInitFilter },
     { name: 'request-info', filter: requestInfoFilter },
     ...(p.metrics ? [{ name: 'metrics', filter: metricsFilter(p.metrics.metrics, p.metrics.served) }] : []),
+    ...(p.goawayChance ? [{ name: 'goaway', filter: goawayFilter(p.goawayChance) }] : []),
     { name: 'body-limit', filter: bodyLimitFilter(p.maxRequestBodyBytes) },
     ...(p.auditor ? [{ name: 'failed-authentication-audit', filter: failedAuthenticationAuditFilter(p.auditor) }] : []),
     { name: 'authentication', filter: authenticationFilter(p.authenticator) },
