@@ -178,7 +178,6 @@ export async function startApiServer(config: ServerConfig, log: Logger): Promise
   }) : undefined;
   // /metrics: request metrics from the pipeline, the rest read from where the state lives
   const metrics = new ApiServerMetrics();
-  writer.onMutationDone = (op, key, seconds) => metrics.storageRequest(op, key.slice(0, key.indexOf('/')), seconds);
   metrics.useSources({
     storageObjects: function* storedObjects() {
       for (const kind of kinds.storageKinds()) {
@@ -223,7 +222,7 @@ export async function startApiServer(config: ServerConfig, log: Logger): Promise
       new HealthEndpoint('livez', checks.livez, onHealthFailure),
       new HealthEndpoint('readyz', checks.readyz, onHealthFailure),
       ...(authn.discovery ? [authn.discovery] : []),
-    ], () => address, [new MetricsEndpoint(metrics.registry)]),
+    ], () => address, [new MetricsEndpoint({ exposition: () => metrics.exposition([() => writer.metrics()]) })]),
     onWebSocketError: (err) => log.error({ err }, 'websocket watch failed'),
   }));
 

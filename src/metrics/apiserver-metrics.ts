@@ -5,11 +5,10 @@
  * children (LabelNode); gauges of state the server already keeps (stored objects, APF levels,
  * audit counters) are read when /metrics is scraped.
  */
-import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { AggregatorRegistry, Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import { LabelNode } from './label-cache.js';
+import { latencyBuckets, type MetricsJson } from './storage-metrics.js';
 
-/** Kubernetes' request-latency buckets (apiserver_request_duration_seconds, etcd_request_duration_seconds) */
-export const latencyBuckets = [0.005, 0.025, 0.05, 0.1, 0.2, 0.4, 0.6, 0.8, 1.0, 1.25, 1.5, 2, 3, 4, 5, 6, 8, 10, 15, 20, 30, 45, 60];
 /** ExponentialBuckets(1000, 10, 8) */
 const responseSizeBuckets = Array.from({ length: 8 }, (_, i) => 1000 * 10 ** i);
 
@@ -43,13 +42,11 @@ export class ApiServerMetrics {
   private readonly responseSizes: Histogram<string>;
   private readonly longRunning: Gauge<string>;
   private readonly deprecated: Gauge<string>;
-  private readonly storageDuration: Histogram<string>;
   private readonly tlsErrors: Counter<string>;
   private readonly totals: LabelNode<Counter.Internal>;
   private readonly durations: LabelNode<Histogram.Internal<string>>;
   private readonly sizes: LabelNode<Histogram.Internal<string>>;
   private readonly longRunningChildren: LabelNode<Gauge.Internal<string>>;
-  private readonly storageChildren: LabelNode<Histogram.Internal<string>>;
   private sources: MetricSources | undefined;
   /** requests executing now, by kind (for apiserver_current_inflight_requests) */
   private readonly current = { readOnly: 0, mutating: 0 };
@@ -97,11 +94,6 @@ export class ApiServerMetrics {
       help: '[STABLE] Gauge of deprecated APIs that have been requested, broken out by API group, version, resource, subresource, and removed_release.',
       labelNames: ['group', 'version', 'resource', 'subresource', 'removed_release'],
     });
-    this.storageDuration = new Histogram({
-      name: 'etcd_request_duration_seconds', registers, buckets: latencyBuckets,
-      help: '[ALPHA] Etcd request latency in seconds for each operation and object type.',
-      labelNames: ['operation', 'type'],
-    });
     this.tlsErrors = new Counter({
       name: 'apiserver_tls_handshake_errors_total', registers,
       help: '[ALPHA] Number of requests dropped with \'TLS handshake error from\' error',
@@ -110,7 +102,6 @@ export class ApiServerMetrics {
     this.durations = new LabelNode((v) => this.requestDuration.labels(...v));
     this.sizes = new LabelNode((v) => this.responseSizes.labels(...v));
     this.longRunningChildren = new LabelNode((v) => this.longRunning.labels(...v));
-    this.storageChildren = new LabelNode((v) => this.storageDuration.labels(...v));
   }
 
   /** Metrics of state kept elsewhere, read at each scrape. */
@@ -228,10 +219,17 @@ export class ApiServerMetrics {
     this.deprecated.set({ group, version, resource, subresource, removed_release: removedRelease }, 1);
   }
 
-  /** One storage request (operation: create, update, delete, ...; type: the resource). */
-  storageRequest(operation: string, type: string, seconds: number): void {
-    this.storageChildren.next(operation).leaf(type).observe(seconds);
-  }
-
   tlsHandshakeError(): void { this.tlsErrors.inc(); }
+
+  /**
+   * The exposition: this thread's metrics and the workers' (the writer's storage latencies). The
+   * workers' JSON is combined with prom-client's AggregatorRegistry (Node 20 workers cannot share
+   * a registry) and merged with this thread's registry, whose own metrics stay as they are.
+   */
+  async exposition(workers: ReadonlyArray<() => Promise<unknown[]>>): Promise<{ contentType: string; text: string }> {
+    const parts = (await Promise.all(workers.map((w) => w()))).filter((p) => p.length > 0) as MetricsJson[];
+    if (parts.length === 0) return { contentType: this.registry.contentType, text: await this.registry.metrics() };
+    const merged = Registry.merge([this.registry, AggregatorRegistry.aggregate(parts)]);
+    return { contentType: this.registry.contentType, text: await merged.metrics() };
+  }
 }

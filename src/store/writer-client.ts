@@ -6,7 +6,7 @@
 import { Worker } from 'node:worker_threads';
 import type { KObject } from '../api/meta.js';
 import { ReadModel } from './read-model.js';
-import type { CurrentRevision, Mutation, MutationOp, MutationResult, StoredItem, WriterMessage, WriterOptions } from './storage.js';
+import type { CurrentRevision, Mutation, MutationResult, StoredItem, WriterMessage, WriterOptions } from './storage.js';
 
 export interface StorageHealth { ok: boolean; message?: string }
 
@@ -20,6 +20,7 @@ export class WriterClient {
   private readonly pending = new Map<number, Pending>();
   private readonly reads = new Map<number, { resolve: (r: HistoryRead) => void; reject: (e: Error) => void }>();
   private readonly revisionQueries = new Map<number, { resolve: (r: CurrentRevision) => void; reject: (e: Error) => void }>();
+  private readonly metricsQueries = new Map<number, (metrics: unknown[]) => void>();
   private readonly fatalListeners: Array<(message: string) => void> = [];
   private outbox: Mutation[] = [];
   private flushQueued = false;
@@ -27,8 +28,6 @@ export class WriterClient {
   health: StorageHealth = { ok: true };
   /** false once the writer is gone or storage failed for good: only a restart helps */
   alive = true;
-  /** told how long each mutation took, from submit to durable and applied (etcd_request_duration_seconds) */
-  onMutationDone: ((op: MutationOp, key: string, seconds: number) => void) | undefined;
 
   /** `shared`: other processes write the same storage (etcd), so the read model can lag behind it */
   private constructor(private readonly worker: Worker, readonly readModel: ReadModel, private readonly shared: boolean) {}
@@ -65,12 +64,7 @@ export class WriterClient {
       this.flushQueued = true;
       queueMicrotask(() => this.flush());
     }
-    const observe = this.onMutationDone;
-    if (!observe) return new Promise((resolve) => this.pending.set(id, { resolve, object }));
-    const started = performance.now();
-    return new Promise((resolve) => this.pending.set(id, {
-      resolve: (r) => { observe(m.op, m.key, (performance.now() - started) / 1000); resolve(r); }, object,
-    }));
+    return new Promise((resolve) => this.pending.set(id, { resolve, object }));
   }
 
   /** The state of every key under `prefix` at `revision`, from the store's history. */
@@ -95,6 +89,16 @@ export class WriterClient {
     return new Promise((resolve, reject) => {
       this.revisionQueries.set(id, { resolve, reject });
       this.worker.postMessage({ t: 'currentRevision', id, prefix });
+    });
+  }
+
+  /** The writer's metrics as prom-client JSON (none once it is gone), for /metrics to aggregate. */
+  metrics(): Promise<unknown[]> {
+    if (!this.alive) return Promise.resolve([]);
+    const id = this.nextId++;
+    return new Promise((resolve) => {
+      this.metricsQueries.set(id, resolve);
+      this.worker.postMessage({ t: 'metrics', id });
     });
   }
 
@@ -147,6 +151,10 @@ export class WriterClient {
         else q.reject(new Error(msg.error ?? 'no answer'));
         break;
       }
+      case 'metricsResult':
+        this.metricsQueries.get(msg.id)?.(msg.metrics);
+        this.metricsQueries.delete(msg.id);
+        break;
       case 'health': this.health = { ok: msg.ok, message: msg.message }; break;
       case 'fatal':
         this.health = { ok: false, message: msg.message };
@@ -166,6 +174,8 @@ export class WriterClient {
     this.reads.clear();
     for (const q of this.revisionQueries.values()) q.reject(new Error(message));
     this.revisionQueries.clear();
+    for (const resolve of this.metricsQueries.values()) resolve([]);
+    this.metricsQueries.clear();
   }
 
   /** Lets queued writes commit, then closes storage. */
