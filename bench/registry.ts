@@ -116,6 +116,7 @@ export const registry: Entry[] = [
   { name: 'list', module: './scenarios/list.js' },
   { name: 'watch-fanout', module: './scenarios/watch-fanout.js' },
   { name: 'authn', module: './scenarios/authn.js' },
+  { name: 'apf', module: './scenarios/apf.js' },
   { name: 'slow-clients', module: './scenarios/slow-clients.js' },
   {
     name: 'store', module: './store.js', optional: true,
