@@ -125,6 +125,7 @@ export const registry: Entry[] = [
   { name: 'watch-fanout', module: './scenarios/watch-fanout.js' },
   { name: 'authn', module: './scenarios/authn.js' },
   { name: 'authz', module: './scenarios/authz.js' },
+  { name: 'apf', module: './scenarios/apf.js' },
   { name: 'slow-clients', module: './scenarios/slow-clients.js' },
   {
     name: 'store', module: './store.js', optional: true,

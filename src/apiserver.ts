@@ -12,6 +12,8 @@ import { AdmissionChain } from './admission/admission.js';
 import { setUpAuditing } from './audit/setup.js';
 import { NamespaceLifecycle } from './admission/plugins/namespace-lifecycle.js';
 import { RbacEscalationCheck } from './admission/plugins/rbac-escalation.js';
+import { readAdmissionConfig } from './admission/admission-config.js';
+import { EventRateLimit, parseEventRateLimitConfig } from './admission/plugins/event-rate-limit.js';
 import { ensurePki, writeKubeconfig } from './auth/pki.js';
 import { namespaceFinalizer, namespaceKind } from './api/core/namespace.js';
 import { serviceAccountKind } from './api/core/service-account.js';
@@ -36,6 +38,13 @@ import { secretKind } from './api/core/secret.js';
 import { crdKind } from './apiextensions/crd-kind.js';
 import { CrdController } from './apiextensions/crd-controller.js';
 import { MaxInflightLimiter } from './flowcontrol/max-inflight.js';
+import { PriorityAndFairness } from './flowcontrol/priority-and-fairness.js';
+import { ApfConfigurationController } from './controllers/apf-configuration-controller.js';
+import { flowSchemaKind } from './api/flowcontrol/flow-schema.js';
+import { priorityLevelConfigurationKind } from './api/flowcontrol/priority-level-configuration.js';
+import { storageResourceOf } from './api/kind.js';
+import { ApiServerMetrics } from './metrics/apiserver-metrics.js';
+import { MetricsEndpoint } from './http/metrics-endpoint.js';
 import { HealthEndpoint } from './http/health.js';
 import { NonResourceHandler } from './http/non-resource.js';
 import { ResourceHandler } from './http/resource-handler.js';
@@ -108,6 +117,10 @@ export async function startApiServer(config: ServerConfig, log: Logger): Promise
   for (const warning of config.featureGates.warnings) log.warn(warning);
   // auditing first: a malformed policy or an unusable backend refuses start before anything else
   const auditor = setUpAuditing(config, log);
+  // admission plugins' configuration, likewise checked before anything starts
+  const admissionConfigs = readAdmissionConfig(config.admissionControlConfigFile);
+  const eventRateLimits = config.enableAdmissionPlugins.includes('EventRateLimit')
+    ? parseEventRateLimitConfig(admissionConfigs.get('EventRateLimit')) : undefined;
 
   // PKI: the CA, serving and admin certificates (generated on first start)
   const pki = await ensurePki(join(config.dataDir, 'pki'), { ipAddresses: config.advertiseAddress ? [config.advertiseAddress] : [] });
@@ -146,6 +159,7 @@ export async function startApiServer(config: ServerConfig, log: Logger): Promise
   const admission = new AdmissionChain([
     new NamespaceLifecycle(readModel, immortalNamespaces),
     ...(rbacIndex ? [new RbacEscalationCheck(authorizer, rbacIndex)] : []),
+    ...(eventRateLimits ? [new EventRateLimit(eventRateLimits)] : []),
   ]);
   const stores = new ResourceStores(kinds, { readModel, writer, snapshots: new SnapshotCache(config.continueTtlMs), admission, config });
   postStartHooks.set('start-apiserver-admission-initializer', true);
@@ -176,14 +190,45 @@ export async function startApiServer(config: ServerConfig, log: Logger): Promise
     log, authorizerTypes: authz.types, lookup: readModelLookup(readModel), pkiDir: join(config.dataDir, 'pki'), clientCaPem: tls.ca,
     externalAddress: `${hostForUrl(config.advertiseAddress ?? config.bindAddress)}:${config.securePort}`, services,
   });
+  // flow control: priority and fairness, or the plain max-in-flight limiter when it is off
+  const apf = config.enablePriorityAndFairness ? new PriorityAndFairness(readModel, {
+    serverConcurrencyLimit: config.maxRequestsInflight + config.maxMutatingRequestsInflight,
+    requestWaitLimitMs: config.requestTimeoutMs / 4,
+    objectCount: (info) => {
+      const kind = kinds.lookup(info.apiGroup, info.apiVersion, info.resource);
+      return kind ? readModel.table(storageResourceOf(kind)).size : 0;
+    },
+  }) : undefined;
+  // /metrics: request metrics from the pipeline, the rest read from where the state lives
+  const metrics = new ApiServerMetrics();
+  metrics.useSources({
+    storageObjects: function* storedObjects() {
+      for (const kind of kinds.storageKinds()) {
+        const resource = storageResourceOf(kind);
+        yield [resource, readModel.table(resource).size] as [string, number];
+      }
+    },
+    flowControl: apf,
+    audit: auditor?.metrics,
+    watchEvents: function* watchEvents() {
+      for (const [table, byVersion] of hub.eventsSentBy) {
+        for (const [apiVersion, { sent }] of byVersion) {
+          const slash = apiVersion.indexOf('/');
+          yield [slash < 0 ? '' : apiVersion.slice(0, slash), apiVersion.slice(slash + 1), table.split('.')[0], sent] as [string, string, string, number];
+        }
+      }
+    },
+  });
   const pipeline = buildHandlerChain({
     log,
     maxRequestBodyBytes: config.maxRequestBodyBytes,
     authenticator: authn.authenticator,
     authorizer,
-    flowControl: new MaxInflightLimiter({ readOnly: config.maxRequestsInflight, mutating: config.maxMutatingRequestsInflight }),
+    flowControl: apf ?? new MaxInflightLimiter({ readOnly: config.maxRequestsInflight, mutating: config.maxMutatingRequestsInflight }),
     requestTimeoutMs: config.requestTimeoutMs,
     auditor,
+    metrics: { metrics, served: (info) => kinds.lookup(info.apiGroup, info.apiVersion, info.resource) !== undefined },
+    goawayChance: config.goawayChance,
   }, dispatcher({
     kinds,
     resources: new ResourceHandler({
@@ -200,7 +245,7 @@ export async function startApiServer(config: ServerConfig, log: Logger): Promise
       new HealthEndpoint('livez', checks.livez, onHealthFailure),
       new HealthEndpoint('readyz', checks.readyz, onHealthFailure),
       ...(authn.discovery ? [authn.discovery] : []),
-    ], () => address),
+    ], () => address, [new MetricsEndpoint({ exposition: () => metrics.exposition([() => writer.metrics()]) })]),
     onWebSocketError: (err) => log.error({ err }, 'websocket watch failed'),
   }));
 
@@ -215,6 +260,7 @@ export async function startApiServer(config: ServerConfig, log: Logger): Promise
       requestTimeoutMs: config.requestTimeoutMs,
     },
   }, pipeline);
+  frontDoor.server.on('tlsClientError', () => metrics.tlsHandshakeError());
   const port = await frontDoor.listen(config.securePort, config.bindAddress);
   address = `${config.advertiseAddress ?? hostForUrl(config.bindAddress)}:${port}`;
   const url = `https://${hostForUrl(config.bindAddress)}:${port}`;
@@ -245,6 +291,9 @@ export async function startApiServer(config: ServerConfig, log: Logger): Promise
     ...(rbacIndex ? [new ClusterRoleAggregationController(readModel, rbacIndex, stores.of(clusterRoleKind), onControllerError)] : []),
     new CrdController({ readModel, registry: kinds, crds: stores.of(crdKind), storeOf: (k) => stores.of(k), onError: onControllerError }),
     ...(config.enableGarbageCollector ? [new GarbageCollector({ readModel, kinds, storeOf: (k) => stores.of(k), onError: onControllerError })] : []),
+    ...(apf ? [new ApfConfigurationController(readModel, {
+      flowSchemas: stores.of(flowSchemaKind), priorityLevels: stores.of(priorityLevelConfigurationKind),
+    }, onControllerError)] : []),
     ...(authn.tokenGenerator ? [new TokenSecretController(readModel, stores.of(secretKind), authn.tokenGenerator, pki.caCertPem, onControllerError)] : []),
   ];
   postStartHooks.set('start-service-account-controller', true);
@@ -261,6 +310,7 @@ export async function startApiServer(config: ServerConfig, log: Logger): Promise
         log.info('shutting down');
         if (config.shutdownDelayMs > 0) await new Promise((r) => setTimeout(r, config.shutdownDelayMs));
         for (const c of controllers) c.stop();
+        apf?.stop();
         authn.stop();
         authz.stop();
         for (const listener of [...shutdownListeners]) listener();

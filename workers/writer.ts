@@ -8,6 +8,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 import type { StorageEngine } from '../src/store/engine.js';
 import { EtcdEngine } from '../src/store/etcd-engine.js';
 import { SqliteEngine } from '../src/store/sqlite-engine.js';
+import { StorageMetrics } from '../src/metrics/storage-metrics.js';
 import type { Mutation, WriterMessage, WriterOptions, WriterRequest } from '../src/store/storage.js';
 
 if (!parentPort) throw new Error('workers/writer.js must run as a worker thread');
@@ -28,6 +29,7 @@ function createEngine(): StorageEngine {
 }
 
 const engine = createEngine();
+const metrics = new StorageMetrics();
 engine.onChanges?.((events, revision) => post({ t: 'commit', events, results: [], revision }));
 engine.onFailure?.((message) => post({ t: 'fatal', message }));
 
@@ -40,8 +42,11 @@ async function turn(): Promise<void> {
     if (queue.length > 0) {
       const batch = queue.splice(0, queue.length);
       try {
+        const started = performance.now();
         const { events, results } = await engine.apply(batch, Date.now());
         post({ t: 'commit', events, results });
+        const seconds = (performance.now() - started) / 1000;
+        for (const m of batch) metrics.observe(m.op, m.key, seconds);
         // an engine that fails mutations one by one (etcd) says so here: storage is not serving
         for (const r of results) {
           if (r.ok || r.failure !== 'unavailable') continue;
@@ -104,6 +109,9 @@ port.on('message', (msg: WriterRequest) => {
         (err: Error) => post({ t: 'currentRevisionResult', id, error: err.message }));
       break;
     }
+    case 'metrics':
+      void metrics.json().then((json) => post({ t: 'metricsResult', id: msg.id, metrics: json }));
+      break;
     case 'close':
       clearInterval(maintenance);
       void new Promise<void>((resolve) => {

@@ -7,6 +7,7 @@
  * overrides, validating, building the frozen ServerConfig and printing help.
  */
 import { resolve } from 'node:path';
+import { ADMISSION_FLAGS } from './flag-table/admission.js';
 import { AUDIT_FLAGS } from './flag-table/audit.js';
 import { AUTHENTICATION_FLAGS } from './flag-table/authentication.js';
 import { AUTHORIZATION_FLAGS, validateAuthorizationOptions } from './flag-table/authorization.js';
@@ -20,7 +21,9 @@ const PROGRAM = 'orch-apiserver';
 /** ORCH_APISERVER_SECURE_PORT sets --secure-port, and so on; the command line wins. */
 const ENV_PREFIX = 'ORCH_APISERVER_';
 
-const FLAGS: readonly AnyFlagSpec[] = [...AUDIT_FLAGS, ...AUTHENTICATION_FLAGS, ...AUTHORIZATION_FLAGS, ...SERVING_FLAGS, ...STORAGE_FLAGS];
+const FLAGS: readonly AnyFlagSpec[] = [
+  ...ADMISSION_FLAGS, ...AUDIT_FLAGS, ...AUTHENTICATION_FLAGS, ...AUTHORIZATION_FLAGS, ...SERVING_FLAGS, ...STORAGE_FLAGS,
+];
 
 /** Flags that only make sense as a pair: giving one without the other is an error. */
 const REQUIRED_TOGETHER: readonly (readonly [keyof ServerConfig, keyof ServerConfig])[] = [

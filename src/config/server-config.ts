@@ -24,6 +24,10 @@ export interface ServerConfig {
   /** Absolute. */
   readonly dataDir: string;
   readonly enableGarbageCollector: boolean;
+  readonly enablePriorityAndFairness: boolean;
+  readonly goawayChance: number;
+  readonly enableAdmissionPlugins: readonly string[];
+  readonly admissionControlConfigFile?: string;
   readonly requestTimeoutMs: number;
   readonly minRequestTimeoutSeconds: number;
   readonly eventTtlMs: number;

@@ -9,7 +9,18 @@ import type { StatusError } from '../status/status-error.js';
 
 export interface Seat { release(): void }
 
+export interface FlowRequest {
+  info: RequestInfo;
+  user: UserInfo;
+  /** the query (limit, resourceVersion, sendInitialEvents): what a list or watch will read */
+  query?: URLSearchParams;
+  /** response headers naming the classification (X-Kubernetes-PF-*), set on every answer */
+  setResponseHeader?(name: string, value: string): void;
+  /** resolves if the client leaves while the request still waits */
+  cancelled?: Promise<unknown>;
+}
+
 export interface FlowController {
   /** a seat, or the 429 to answer */
-  admit(request: { info: RequestInfo; user: UserInfo }): Seat | StatusError | Promise<Seat | StatusError>;
+  admit(request: FlowRequest): Seat | StatusError | Promise<Seat | StatusError>;
 }

@@ -84,6 +84,9 @@ export class Exchange {
     return this.handedOffPromise;
   }
 
+  /** Bytes of the response body written through the output budget so far; -1 when nothing was. */
+  get bodyBytes(): number { return this.outletCache?.written ?? -1; }
+
   /** This response's writes under the output budget (created on first use); cutting it ends the stream at once. */
   get outlet(): Outlet {
     if (this.outletCache) return this.outletCache;

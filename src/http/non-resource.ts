@@ -31,7 +31,11 @@ export class NonResourceHandler {
   private readonly openApi: OpenApiHandler;
 
   /** `health`: health endpoints, and others of the same shape (the service-account issuer's discovery) */
-  constructor(private readonly kinds: ApiRegistry, private readonly health: readonly Pick<HealthEndpoint, 'handle'>[], private readonly serverAddress: () => string) {
+  constructor(
+    private readonly kinds: ApiRegistry, private readonly health: readonly Pick<HealthEndpoint, 'handle'>[], private readonly serverAddress: () => string,
+    /** more paths served whole by another handler (/metrics) */
+    private readonly others: readonly { serve(ex: Exchange): boolean }[] = [],
+  ) {
     this.openApi = new OpenApiHandler(kinds);
   }
 
@@ -61,6 +65,7 @@ export class NonResourceHandler {
       }
     }
     if (path === '/version' || path === '/version/') { ex.sendDocument(200, serverVersion); return true; }
+    for (const other of this.others) if (other.serve(ex)) return true;
     if (this.openApi.serve(ex)) return true;
     const parts = path.replace(/^\/+|\/+$/g, '').split('/');
     if (parts[0] === 'api' && parts.length === 1) return this.discoveryRoot(ex, 'api') || this.json(ex, apiVersions(this.serverAddress()));

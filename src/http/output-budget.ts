@@ -35,6 +35,8 @@ export class Outlet {
   private held = 0;
   /** cut, or its stream closed: nothing more is written or counted */
   closed = false;
+  /** bytes handed to write so far (apiserver_response_sizes) */
+  written = 0;
   private waiter: { bytes: number; resolve: (open: boolean) => void } | undefined;
 
   constructor(private readonly budget: OutputBudget, readonly connection: ConnectionOutput, private readonly cutStream: () => void) {}
@@ -50,6 +52,7 @@ export class Outlet {
     if (!this.closed) this.budget.enforce(this);
     if (this.closed) return false;
     this.count(bytes);
+    this.written += bytes;
     write(() => this.taken(bytes));
     return true;
   }

@@ -2,7 +2,7 @@
  * The request pipeline, in order. Every request passes it, over HTTP/1.1, HTTP/2 and WebSocket
  * upgrades alike, resource and non-resource paths alike (Kubernetes' DefaultBuildHandlerChain):
  *
- *   request log → recover → audit init (Audit-Id) → request info → body limit
+ *   request log → recover → audit init (Audit-Id) → request info → [metrics] → [goaway] → body limit
  *     → [failed-authentication audit] → authentication → [audit] → impersonation
  *     → flow control (seat held until the response is on the socket)
  *     → authorization → timeout → handler (→ admission → storage, inside the resource handler)
@@ -22,6 +22,8 @@ import type { Auditor } from '../audit/auditor.js';
 import type { UnionAuthenticator } from '../auth/authn/authenticator.js';
 import type { Authorizer } from '../auth/authz/authorizer.js';
 import type { FlowController } from '../flowcontrol/flow-control.js';
+import type { RequestInfo } from '../http/request-info.js';
+import type { ApiServerMetrics } from '../metrics/apiserver-metrics.js';
 import { chain, type Handler, type NamedFilter } from './filter.js';
 import { auditFilter } from './filters/audit.js';
 import { auditInitFilter } from './filters/audit-init.js';
@@ -30,7 +32,9 @@ import { authorizationFilter } from './filters/authorization.js';
 import { bodyLimitFilter } from './filters/body-limit.js';
 import { failedAuthenticationAuditFilter } from './filters/failed-authentication-audit.js';
 import { flowControlFilter } from './filters/flow-control.js';
+import { goawayFilter } from './filters/goaway.js';
 import { impersonationFilter } from './filters/impersonation.js';
+import { metricsFilter } from './filters/metrics.js';
 import { recoverFilter } from './filters/recover.js';
 import { requestInfoFilter } from './filters/request-info.js';
 import { requestLogFilter } from './filters/request-log.js';
@@ -45,6 +49,10 @@ export interface ChainParts {
   requestTimeoutMs: number;
   /** undefined: auditing is off, and no audit filter is in the chain */
   auditor?: Auditor;
+  /** request metrics (apiserver_request_total, ...); `served` tells the resources the server serves */
+  metrics?: { metrics: ApiServerMetrics; served(info: RequestInfo): boolean };
+  /** --goaway-chance: the probability an HTTP/2 request ends its connection with GOAWAY (0: never) */
+  goawayChance?: number;
 }
 
 export function handlerChainFilters(p: ChainParts): NamedFilter[] {
@@ -53,6 +61,8 @@ export function handlerChainFilters(p: ChainParts): NamedFilter[] {
     { name: 'recover', filter: recoverFilter(p.log) },
     { name: 'audit-init', filter: auditInitFilter },
     { name: 'request-info', filter: requestInfoFilter },
+    ...(p.metrics ? [{ name: 'metrics', filter: metricsFilter(p.metrics.metrics, p.metrics.served) }] : []),
+    ...(p.goawayChance ? [{ name: 'goaway', filter: goawayFilter(p.goawayChance) }] : []),
     { name: 'body-limit', filter: bodyLimitFilter(p.maxRequestBodyBytes) },
     ...(p.auditor ? [{ name: 'failed-authentication-audit', filter: failedAuthenticationAuditFilter(p.auditor) }] : []),
     { name: 'authentication', filter: authenticationFilter(p.authenticator) },

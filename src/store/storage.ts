@@ -60,6 +60,8 @@ export type WriterRequest =
   | { t: 'readAt'; id: number; prefix: string; revision: number }
   /** only sent to engines shared with other processes: SQLite's read model is always current */
   | { t: 'currentRevision'; id: number; prefix: string }
+  /** the worker's metrics, as prom-client JSON, for /metrics to aggregate */
+  | { t: 'metrics'; id: number }
   | { t: 'close' };
 
 /** Messages from the writer worker to the front thread. */
@@ -72,6 +74,7 @@ export type WriterMessage =
   | { t: 'readAtResult'; id: number; items?: StoredItem[]; compacted?: boolean; error?: string }
   | { t: 'currentRevisionResult'; id: number; current?: CurrentRevision; error?: string }
   | { t: 'health'; ok: boolean; message?: string }
+  | { t: 'metricsResult'; id: number; metrics: unknown[] }
   /** storage can no longer serve this process (before ready: it never could); the process must restart */
   | { t: 'fatal'; message: string }
   | { t: 'closed' };

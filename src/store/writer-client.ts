@@ -20,6 +20,7 @@ export class WriterClient {
   private readonly pending = new Map<number, Pending>();
   private readonly reads = new Map<number, { resolve: (r: HistoryRead) => void; reject: (e: Error) => void }>();
   private readonly revisionQueries = new Map<number, { resolve: (r: CurrentRevision) => void; reject: (e: Error) => void }>();
+  private readonly metricsQueries = new Map<number, (metrics: unknown[]) => void>();
   private readonly fatalListeners: Array<(message: string) => void> = [];
   private outbox: Mutation[] = [];
   private flushQueued = false;
@@ -91,6 +92,16 @@ export class WriterClient {
     });
   }
 
+  /** The writer's metrics as prom-client JSON (none once it is gone), for /metrics to aggregate. */
+  metrics(): Promise<unknown[]> {
+    if (!this.alive) return Promise.resolve([]);
+    const id = this.nextId++;
+    return new Promise((resolve) => {
+      this.metricsQueries.set(id, resolve);
+      this.worker.postMessage({ t: 'metrics', id });
+    });
+  }
+
   /** Called when storage can no longer serve this process (its change stream lost history). */
   onFatal(listener: (message: string) => void): void {
     this.fatalListeners.push(listener);
@@ -140,6 +151,10 @@ export class WriterClient {
         else q.reject(new Error(msg.error ?? 'no answer'));
         break;
       }
+      case 'metricsResult':
+        this.metricsQueries.get(msg.id)?.(msg.metrics);
+        this.metricsQueries.delete(msg.id);
+        break;
       case 'health': this.health = { ok: msg.ok, message: msg.message }; break;
       case 'fatal':
         this.health = { ok: false, message: msg.message };
@@ -159,6 +174,8 @@ export class WriterClient {
     this.reads.clear();
     for (const q of this.revisionQueries.values()) q.reject(new Error(message));
     this.revisionQueries.clear();
+    for (const resolve of this.metricsQueries.values()) resolve([]);
+    this.metricsQueries.clear();
   }
 
   /** Lets queued writes commit, then closes storage. */

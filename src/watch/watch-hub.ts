@@ -177,12 +177,24 @@ export class WatchHub {
   /** work that must follow delivery of everything received when it was asked for (bookmarks, stream ends) */
   private afterDelivery: Array<{ revision: number; run: () => void }> = [];
   readonly counters: WatchCounters = { eventsSent: 0, endedSlow: 0 };
+  /** events sent per watched resource (storage table) and apiVersion, for apiserver_watch_events_total */
+  readonly eventsSentBy = new Map<string, Map<string, { sent: number }>>();
 
   constructor(private readonly readModel: ReadModel, readonly changeLog: ChangeLog, readonly encoders: EncoderPool, private readonly options: WatchHubOptions) {
     this.received = this.delivered = readModel.revision;
     readModel.onChange((changes) => this.receive(changes));
     this.ticker = setInterval(() => this.bookmarks(), Math.min(1000, options.bookmarkIntervalMs));
     this.ticker.unref();
+  }
+
+  private countSent(w: Watcher, sent: number): number {
+    if (sent === 0) return 0;
+    let byVersion = this.eventsSentBy.get(w.spec.resource);
+    if (!byVersion) this.eventsSentBy.set(w.spec.resource, (byVersion = new Map()));
+    let count = byVersion.get(w.spec.typeMeta.apiVersion);
+    if (!count) byVersion.set(w.spec.typeMeta.apiVersion, (count = { sent: 0 }));
+    count.sent += sent;
+    return sent;
   }
 
   /** open watches per resource */
@@ -317,7 +329,7 @@ export class WatchHub {
     let next = 0;
     const slice = (): void => {
       const end = Math.min(next + flushSlice, streams.length);
-      for (; next < end; next++) this.counters.eventsSent += streams[next].flush(this.options.maxBufferedBytes);
+      for (; next < end; next++) this.counters.eventsSent += this.countSent(streams[next], streams[next].flush(this.options.maxBufferedBytes));
       if (next < streams.length) setImmediate(slice);
       else then();
     };

@@ -188,7 +188,7 @@ describe('in-flight seats of lists nobody reads (--max-requests-inflight 1)', ()
   let fullCount = 0;
   before(async () => {
     // a request deadline far away: only the client leaving, or a `timeout` it sends, ends a stalled list
-    server = await startServer({ args: ['--max-unsent-bytes-per-connection', String(budget), '--max-requests-inflight', '1', '--request-timeout', '10m'] });
+    server = await startServer({ args: ['--max-unsent-bytes-per-connection', String(budget), '--max-requests-inflight', '1', '--request-timeout', '10m', '--enable-priority-and-fairness=false'] });
     jane = userCredentials(server, 'jane', ['dev']); // system:masters would be exempt from the limit
     await createNamespace(server, ns);
     await writeBig(server, ns, 0, 80);

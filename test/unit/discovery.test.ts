@@ -34,6 +34,7 @@ const authGroupVersion = { groupVersion: 'authentication.orch.io/v1', version: '
 const coordinationGroupVersion = { groupVersion: 'coordination.orch.io/v1', version: 'v1' };
 const authzGroupVersion = { groupVersion: 'authorization.orch.io/v1', version: 'v1' };
 const rbacGroupVersion = { groupVersion: 'rbac.authorization.orch.io/v1', version: 'v1' };
+const flowcontrolGroupVersion = { groupVersion: 'flowcontrol.apiserver.orch.io/v1', version: 'v1' };
 
 describe('legacy discovery', () => {
   it('GET /api lists v1 and the server address, without apiVersion', () => {
@@ -53,6 +54,7 @@ describe('legacy discovery', () => {
         { name: 'authorization.orch.io', versions: [authzGroupVersion], preferredVersion: authzGroupVersion },
         { name: 'coordination.orch.io', versions: [coordinationGroupVersion], preferredVersion: coordinationGroupVersion },
         { name: 'events.orch.io', versions: [eventsGroupVersion], preferredVersion: eventsGroupVersion },
+        { name: 'flowcontrol.apiserver.orch.io', versions: [flowcontrolGroupVersion], preferredVersion: flowcontrolGroupVersion },
         { name: 'rbac.authorization.orch.io', versions: [rbacGroupVersion], preferredVersion: rbacGroupVersion },
       ],
     });
@@ -249,6 +251,17 @@ describe('aggregated discovery', () => {
             resource: 'events', responseKind: { group: '', version: '', kind: 'Event' }, scope: 'Namespaced',
             singularResource: 'event', verbs: allVerbs, shortNames: ['ev'],
           }],
+          freshness: 'Current',
+        }],
+      }, {
+        metadata: { name: 'flowcontrol.apiserver.orch.io', creationTimestamp: null },
+        versions: [{
+          version: 'v1',
+          resources: ['FlowSchema', 'PriorityLevelConfiguration'].map((kind) => ({
+            resource: `${kind.toLowerCase()}s`, responseKind: { group: '', version: '', kind }, scope: 'Cluster',
+            singularResource: kind.toLowerCase(), verbs: allVerbs,
+            subresources: [{ subresource: 'status', responseKind: { group: '', version: '', kind }, verbs: ['get', 'patch', 'update'] }],
+          })),
           freshness: 'Current',
         }],
       }, {

@@ -200,6 +200,9 @@ describe('parseFlags', () => {
         authorizationWebhookVersion: 'v1beta1',
         dataDir: resolve('./data'),
         enableGarbageCollector: true,
+        enablePriorityAndFairness: true,
+        goawayChance: 0,
+        enableAdmissionPlugins: [],
         requestTimeoutMs: 60_000,
         minRequestTimeoutSeconds: 1800,
         eventTtlMs: 3_600_000,
@@ -449,7 +452,7 @@ describe('parseFlags', () => {
     const help = helpText();
     const names = [...help.matchAll(/^ {2}(?:-\w, | {4})--([\w-]+)/gm)].map((match) => match[1]);
     assert.deepEqual(names, [...names].sort());
-    assert.equal(names.length, 99); // 40, kube-apiserver's 30 audit flags and 29 authentication flags
+    assert.equal(names.length, 103); // 44, kube-apiserver's 30 audit flags and 29 authentication flags
     assert.match(help, /^ {6}--secure-port int +The port .* \(default 6443\)$/m);
     assert.match(help, /^ {6}--bind-address ip +.*loopback.* \(default 127\.0\.0\.1\)$/m);
     assert.match(help, /^ {6}--anonymous-auth +Enables .* \(default true\)$/m);
@@ -535,6 +538,13 @@ describe('parseFlags', () => {
       rejects(['--secure-port=-1'], message(-1));
       assert.equal(config(['--secure-port=1']).securePort, 1);
       assert.equal(config(['--secure-port=65535']).securePort, 65535);
+    });
+
+    it('accepts a --goaway-chance from 0 to 0.02 only', () => {
+      rejects(['--goaway-chance=0.03'], '--goaway-chance can not be less than 0 or greater than 0.02');
+      rejects(['--goaway-chance=-0.01'], '--goaway-chance can not be less than 0 or greater than 0.02');
+      assert.equal(config(['--goaway-chance=0.02']).goawayChance, 0.02);
+      assert.equal(config(['--enable-priority-and-fairness=false']).enablePriorityAndFairness, false);
     });
 
     it('rejects negative durations and counts', () => {

@@ -29,6 +29,7 @@ const saGvk = { group: '', kind: 'ServiceAccount', version: 'v1' };
 const indexKeys = [
   'api', 'api/v1', 'apis', 'apis/authentication.orch.io', 'apis/authentication.orch.io/v1',
   'apis/authorization.orch.io', 'apis/authorization.orch.io/v1', 'apis/coordination.orch.io', 'apis/coordination.orch.io/v1', 'apis/events.orch.io', 'apis/events.orch.io/v1',
+  'apis/flowcontrol.apiserver.orch.io', 'apis/flowcontrol.apiserver.orch.io/v1',
   'apis/rbac.authorization.orch.io', 'apis/rbac.authorization.orch.io/v1',
 ];
 
@@ -112,6 +113,7 @@ describe('definitions (v2)', () => {
       assert.deepEqual(ext(v2.definitions[`${meta}.${kind}`], 'group-version-kind'), [
         { group: '', kind, version: 'v1' }, { group: 'authentication.orch.io', kind, version: 'v1' },
         { group: 'authorization.orch.io', kind, version: 'v1' }, { group: 'coordination.orch.io', kind, version: 'v1' }, { group: 'events.orch.io', kind, version: 'v1' },
+        { group: 'flowcontrol.apiserver.orch.io', kind, version: 'v1' },
         { group: 'rbac.authorization.orch.io', kind, version: 'v1' },
       ]);
     }
@@ -154,6 +156,15 @@ describe('definitions (v2)', () => {
       'io.orch.api.rbac.v1.Subject': ['kind', 'name'], 'io.orch.api.rbac.v1.RoleRef': ['apiGroup', 'kind', 'name'],
       // Kubernetes declares these in meta/v1; here the first kind using them names them
       'io.orch.api.rbac.v1.LabelSelector': undefined, 'io.orch.api.rbac.v1.LabelSelectorRequirement': ['key', 'operator'],
+      'io.orch.api.flowcontrol.v1.FlowSchema': undefined, 'io.orch.api.flowcontrol.v1.FlowSchemaList': ['items'], 'io.orch.api.flowcontrol.v1.FlowSchemaSpec': ['priorityLevelConfiguration'],
+      'io.orch.api.flowcontrol.v1.FlowSchemaStatus': undefined, 'io.orch.api.flowcontrol.v1.FlowSchemaCondition': undefined, 'io.orch.api.flowcontrol.v1.FlowDistinguisherMethod': ['type'],
+      'io.orch.api.flowcontrol.v1.PriorityLevelConfigurationReference': ['name'], 'io.orch.api.flowcontrol.v1.PolicyRulesWithSubjects': ['subjects'], 'io.orch.api.flowcontrol.v1.Subject': ['kind'],
+      'io.orch.api.flowcontrol.v1.UserSubject': ['name'], 'io.orch.api.flowcontrol.v1.GroupSubject': ['name'], 'io.orch.api.flowcontrol.v1.ServiceAccountSubject': ['namespace', 'name'],
+      'io.orch.api.flowcontrol.v1.ResourcePolicyRule': ['verbs', 'apiGroups', 'resources'], 'io.orch.api.flowcontrol.v1.NonResourcePolicyRule': ['verbs', 'nonResourceURLs'],
+      'io.orch.api.flowcontrol.v1.PriorityLevelConfiguration': undefined, 'io.orch.api.flowcontrol.v1.PriorityLevelConfigurationList': ['items'],
+      'io.orch.api.flowcontrol.v1.PriorityLevelConfigurationSpec': ['type'], 'io.orch.api.flowcontrol.v1.PriorityLevelConfigurationStatus': undefined,
+      'io.orch.api.flowcontrol.v1.PriorityLevelConfigurationCondition': undefined, 'io.orch.api.flowcontrol.v1.LimitedPriorityLevelConfiguration': undefined,
+      'io.orch.api.flowcontrol.v1.ExemptPriorityLevelConfiguration': undefined, 'io.orch.api.flowcontrol.v1.LimitResponse': ['type'], 'io.orch.api.flowcontrol.v1.QueuingConfiguration': undefined,
       [`${meta}.ObjectMeta`]: undefined, [`${meta}.ListMeta`]: undefined, [`${meta}.ManagedFieldsEntry`]: undefined,
       [`${meta}.OwnerReference`]: ['apiVersion', 'kind', 'name', 'uid'],
       [`${meta}.Status`]: undefined, [`${meta}.StatusDetails`]: undefined, [`${meta}.StatusCause`]: undefined,

@@ -9,6 +9,8 @@ import { namespaceKind } from '../core/namespace.js';
 import { secretKind } from '../core/secret.js';
 import { serviceAccountKind } from '../core/service-account.js';
 import { eventKind } from '../events/event.js';
+import { flowSchemaKind } from '../flowcontrol/flow-schema.js';
+import { priorityLevelConfigurationKind } from '../flowcontrol/priority-level-configuration.js';
 import type { KindDeclaration } from '../kind.js';
 import { clusterRoleBindingKind, roleBindingKind } from '../rbac/bindings.js';
 import { clusterRoleKind, roleKind } from '../rbac/roles.js';
@@ -20,6 +22,6 @@ import { crdKind } from '../../apiextensions/crd-kind.js';
  */
 export const builtinKinds: readonly KindDeclaration[] = [
   namespaceKind, serviceAccountKind, secretKind, configMapKind, coreEventKind, eventKind, leaseKind,
-  tokenReviewKind, selfSubjectReviewKind,
+  tokenReviewKind, selfSubjectReviewKind, flowSchemaKind, priorityLevelConfigurationKind,
   roleKind, clusterRoleKind, roleBindingKind, clusterRoleBindingKind, ...accessReviewKinds, crdKind,
 ];

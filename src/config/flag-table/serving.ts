@@ -6,6 +6,28 @@ import { LOG_LEVELS } from '../server-config.js';
 
 export const SERVING_FLAGS: readonly AnyFlagSpec[] = [
   {
+    name: 'enable-priority-and-fairness',
+    type: 'bool',
+    key: 'enablePriorityAndFairness',
+    default: true,
+    help:
+      'If true, replace the max-in-flight handler with an enhanced one that queues and dispatches with ' +
+      'priority and fairness (FlowSchemas and PriorityLevelConfigurations of flowcontrol.apiserver.orch.io/v1).',
+  },
+  {
+    name: 'goaway-chance',
+    type: 'float',
+    key: 'goawayChance',
+    default: 0,
+    help:
+      'To prevent HTTP/2 clients from getting stuck on a single apiserver, randomly close a connection (GOAWAY). ' +
+      'The client\'s other in-flight requests won\'t be affected, and the client will reconnect, likely landing on a ' +
+      'different apiserver after going through the load balancer again. This argument sets the fraction of requests ' +
+      'that will be sent a GOAWAY. Clusters with single apiservers, or which don\'t use a load balancer, should NOT ' +
+      'enable this. Min is 0 (off), Max is .02 (1/50 requests); .001 (1/1000) is a recommended starting point.',
+    validate: (chance) => (chance < 0 || chance > 0.02 ? '--goaway-chance can not be less than 0 or greater than 0.02' : undefined),
+  },
+  {
     name: 'advertise-address',
     type: 'ip',
     key: 'advertiseAddress',

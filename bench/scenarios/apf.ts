@@ -1,0 +1,171 @@
+/**
+ * apf: what priority and fairness and /metrics cost, and what fairness buys. GETs and durable
+ * creates of ServiceAccounts by one ordinary user (classified into global-default, so every
+ * request is queued and dispatched by APF) against three servers, rounds interleaved: APF off
+ * (the max-inflight limiter: the baseline), APF on, and APF on with /metrics scraped every second.
+ * Then, on APF on and off: the p99 of a well-behaved user's GETs (few in flight) while another user
+ * floods the same server with many times the concurrency of its priority level.
+ */
+import { agentFor, call } from '../support.js';
+import {
+  LoadProcess, fmt, measureRounds, one, ratio, spread, startServer,
+  type Op, type PhaseResult, type Ratio, type Scenario, type Spread, type Table, type TestServer,
+} from '../harness.js';
+import type { ChartSpec } from '../report/chart.js';
+import { userFor } from '../../test/support/certs.js';
+
+interface Variant { name: string; apf: boolean; scrape: boolean }
+
+const variants: Variant[] = [
+  { name: 'APF off (max-inflight)', apf: false, scrape: false },
+  { name: 'APF on', apf: true, scrape: false },
+  { name: 'APF on, /metrics every 1 s', apf: true, scrape: true },
+];
+const ops: Op[] = ['create', 'get'];
+const ns = 'apf';
+
+interface Running { variant: Variant; server: TestServer; load: LoadProcess; scrapes: number }
+
+async function start(apf: boolean): Promise<TestServer> {
+  const server = await startServer({ args: ['--log-level', 'warn', ...(apf ? [] : ['--enable-priority-and-fairness=false'])] });
+  const agent = agentFor(server, 1);
+  const res = await call(server, agent, 'POST', '/api/v1/namespaces', JSON.stringify({ metadata: { name: ns } }));
+  agent.destroy();
+  if (res.status !== 201) throw new Error(`namespace: ${res.status} ${res.text}`);
+  return server;
+}
+
+/** Scrapes /metrics once a second until stopped; counts the scrapes. */
+function scraper(run: Running): () => void {
+  const agent = agentFor(run.server, 1);
+  let stopped = false;
+  const tick = async () => {
+    while (!stopped) {
+      const res = await call(run.server, agent, 'GET', '/metrics');
+      if (res.status !== 200) throw new Error(`/metrics: ${res.status}`);
+      run.scrapes++;
+      await new Promise((r) => setTimeout(r, 1000));
+    }
+  };
+  const done = tick();
+  return () => { stopped = true; void done.finally(() => agent.destroy()); };
+}
+
+export const scenario: Scenario = {
+  name: 'apf',
+  description: 'ServiceAccount creates and GETs by an ordinary user with APF off (baseline), on, and on with /metrics scraped every second, rounds interleaved; then the p99 of a well-behaved user\'s GETs while another user floods, APF on and off.',
+  defaults: { concurrency: [64], ops: [2000], rounds: [2], warmup: [1], flood: [256], calm: [4], calmOps: [1000] },
+  smoke: { concurrency: [8], ops: [50], rounds: [1], warmup: [0], flood: [16], calm: [2], calmOps: [50] },
+  help: {
+    concurrency: 'requests in flight (throughput part)', ops: 'creates, then GETs, per round and server', rounds: 'measured rounds',
+    warmup: 'unmeasured rounds first', flood: 'the flooding user\'s requests in flight', calm: 'the well-behaved user\'s requests in flight',
+    calmOps: 'the well-behaved user\'s GETs (the flood runs 20 times as many)',
+  },
+  async run(ctx) {
+    const c = one(ctx.sizes, 'concurrency');
+    const count = one(ctx.sizes, 'ops');
+    const rounds = one(ctx.sizes, 'rounds');
+    const warmup = one(ctx.sizes, 'warmup');
+    const floodConcurrency = one(ctx.sizes, 'flood');
+    const calmConcurrency = one(ctx.sizes, 'calm');
+    const calmOps = one(ctx.sizes, 'calmOps');
+    const running: Running[] = [];
+    const extra: TestServer[] = [];
+    const loads: LoadProcess[] = [];
+    try {
+      for (const variant of variants) {
+        const server = await start(variant.apf);
+        running.push({ variant, server, scrapes: 0, load: await LoadProcess.start(server.url, userFor(server, 'bench-user', ['bench']), 1) });
+      }
+      // throughput: each round creates its own objects, then GETs them
+      const measured = await measureRounds(rounds, warmup, async (r) => {
+        const prefix = `r${r < 0 ? `w${-r}` : r}`;
+        const out = new Map<string, Record<Op, PhaseResult>>();
+        const shift = ((r % running.length) + running.length) % running.length;
+        for (const run of [...running.slice(shift), ...running.slice(0, shift)]) {
+          const stop = run.variant.scrape ? scraper(run) : undefined;
+          const cells = {} as Record<Op, PhaseResult>;
+          try {
+            for (const op of ops) cells[op] = await run.load.run({ op, namespace: ns, prefix, from: 0, count, concurrency: c, expect: [] });
+          } finally {
+            stop?.();
+          }
+          out.set(run.variant.name, cells);
+          if (r >= 0) ctx.log(`apf ${run.variant.name} round ${r + 1}/${rounds}: ${ops.map((op) => `${op} ${fmt(cells[op].requestsPerSec)}/s p99 ${fmt(cells[op].latencyMs.p99)} ms`).join('; ')}`);
+        }
+        return out;
+      });
+      for (const run of running.splice(0)) { await run.load.close(); await run.server.dispose(); }
+
+      const cell = (v: Variant, op: Op, pick: (p: PhaseResult) => number): Spread => spread(measured.map((m) => pick((m.get(v.name) as Record<Op, PhaseResult>)[op])));
+      const base = variants[0];
+      const ratios: Ratio[] = [];
+      const rows: (string | number)[][] = variants.map((v) => {
+        const row: (string | number)[] = [v.name];
+        for (const op of ops) {
+          const rps = cell(v, op, (p) => p.requestsPerSec);
+          const b = cell(base, op, (p) => p.requestsPerSec);
+          row.push(fmt(rps.median), `±${fmt(rps.spreadPct)}%`, fmt(cell(v, op, (p) => p.latencyMs.p99).median), fmt(rps.median / b.median));
+          if (v !== base) ratios.push(ratio(`${op} c${c} requests/s, ${v.name} vs APF off`, rps.median, b.median, 'higher'));
+        }
+        return row;
+      });
+
+      // fairness under a flood: the same two users against APF on and off
+      const flood: Array<{ name: string; calm: PhaseResult; flood: PhaseResult }> = [];
+      for (const apf of [false, true]) {
+        const server = await start(apf);
+        extra.push(server);
+        const admin = await LoadProcess.start(server.url, server.admin, 1);
+        loads.push(admin);
+        await admin.fill(ns, 'sa', 0, 100, 16);
+        const calmLoad = await LoadProcess.start(server.url, userFor(server, 'calm', ['bench']), 1);
+        const floodLoad = await LoadProcess.start(server.url, userFor(server, 'flood', ['bench']), 2);
+        loads.push(calmLoad, floodLoad);
+        const flooding = floodLoad.run({ op: 'get', namespace: ns, prefix: 'sa', from: 0, count: calmOps * 20, concurrency: floodConcurrency, expect: [200, 429] });
+        await new Promise((r) => setTimeout(r, 500));
+        const calm = await calmLoad.run({ op: 'get', namespace: ns, prefix: 'sa', from: 0, count: calmOps, concurrency: calmConcurrency, expect: [200, 429] });
+        const flooded = await flooding;
+        const name = apf ? 'APF on' : 'APF off (max-inflight)';
+        flood.push({ name, calm, flood: flooded });
+        ctx.log(`apf flood, ${name}: well-behaved GETs p50 ${fmt(calm.latencyMs.p50)} ms p99 ${fmt(calm.latencyMs.p99)} ms over ${fmt(calm.seconds)} s; flood ${fmt(flooded.requestsPerSec)}/s over ${fmt(flooded.seconds)} s`);
+      }
+      const [off, on] = flood;
+      ratios.push(ratio(`well-behaved user's GET p99 while another floods (c${floodConcurrency}): APF on vs off`, on.calm.latencyMs.p99, off.calm.latencyMs.p99, 'lower'));
+      const tables: Table[] = [
+        {
+          title: `ServiceAccount creates then GETs by one ordinary user (global-default level) at concurrency ${c}: median of ${rounds} rounds of ${count} each, after ${warmup} warm-up round(s)`,
+          columns: ['server', 'creates/s', 'spread', 'create p99 ms', 'creates vs off', 'GETs/s', 'spread', 'GET p99 ms', 'GETs vs off'],
+          rows,
+        },
+        {
+          title: `A well-behaved user's ${calmOps} GETs at concurrency ${calmConcurrency}, started while another user floods with ${calmOps * 20} GETs at concurrency ${floodConcurrency} (same level, global-default, ByUser)`,
+          columns: ['server', 'well-behaved p50 ms', 'well-behaved p99 ms', 'well-behaved s', 'flood req/s', 'flood s'],
+          rows: flood.map((f) => [f.name, fmt(f.calm.latencyMs.p50), fmt(f.calm.latencyMs.p99), fmt(f.calm.seconds), fmt(f.flood.requestsPerSec), fmt(f.flood.seconds)]),
+        },
+      ];
+      const charts: ChartSpec[] = [{
+        id: 'apf-throughput', title: `Requests/s by APF and /metrics scraping, concurrency ${c}`, kind: 'bar', xLabel: 'server', yLabel: 'requests/s',
+        categories: variants.map((v) => v.name),
+        series: [
+          { name: 'creates/s', color: '#1f77b4', values: variants.map((v) => cell(v, 'create', (p) => p.requestsPerSec).median) },
+          { name: 'GETs/s', color: '#2ca02c', values: variants.map((v) => cell(v, 'get', (p) => p.requestsPerSec).median) },
+        ],
+      }];
+      const scraped = variants[2];
+      const budget = [{
+        what: 'GETs and creates with APF on and /metrics scraped every second: under 5% cost',
+        target: '≥ 0.95 of APF off',
+        measured: `creates ${fmt(cell(scraped, 'create', (p) => p.requestsPerSec).median / cell(base, 'create', (p) => p.requestsPerSec).median)}, GETs ${fmt(cell(scraped, 'get', (p) => p.requestsPerSec).median / cell(base, 'get', (p) => p.requestsPerSec).median)}`,
+        within: cell(scraped, 'create', (p) => p.requestsPerSec).median >= 0.95 * cell(base, 'create', (p) => p.requestsPerSec).median
+          && cell(scraped, 'get', (p) => p.requestsPerSec).median >= 0.95 * cell(base, 'get', (p) => p.requestsPerSec).median,
+      }];
+      const lines = rows.map((r) => `apf ${r[0]}: creates ${r[1]}/s (p99 ${r[3]} ms), GETs ${r[5]}/s (p99 ${r[7]} ms)`);
+      return { lines, ratios, tables, charts, budget, figures: { concurrency: c, count, rounds, warmup, measured: Object.fromEntries(variants.map((v) => [v.name, ops.map((op) => cell(v, op, (p) => p.requestsPerSec))])), flood } };
+    } finally {
+      for (const run of running) { await run.load.close(); await run.server.dispose(); }
+      for (const load of loads) await load.close();
+      for (const server of extra) await server.dispose();
+    }
+  },
+};

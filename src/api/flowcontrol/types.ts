@@ -1,0 +1,96 @@
+/**
+ * The objects of flowcontrol.apiserver.orch.io/v1 (Kubernetes' flowcontrol.apiserver.k8s.io/v1)
+ * as stored and served: FlowSchema and PriorityLevelConfiguration, and the condition type both
+ * carry in their status.
+ */
+import type { KObject } from '../meta.js';
+import { s, type StructSchema } from '../schema.js';
+
+export const flowcontrolGroup = 'flowcontrol.apiserver.orch.io';
+
+/** Annotation whose value says whether the server may overwrite the spec (Kubernetes: apf.kubernetes.io/autoupdate-spec). */
+export const autoUpdateAnnotation = 'apf.orch.io/autoupdate-spec';
+export const kubernetesAutoUpdateAnnotation = 'apf.kubernetes.io/autoupdate-spec';
+
+export interface Condition {
+  type?: string;
+  status?: string;
+  lastTransitionTime?: string;
+  reason?: string;
+  message?: string;
+}
+
+export interface Subject {
+  kind?: string;
+  user?: { name?: string };
+  group?: { name?: string };
+  serviceAccount?: { namespace?: string; name?: string };
+}
+
+export interface ResourcePolicyRule {
+  verbs?: string[];
+  apiGroups?: string[];
+  resources?: string[];
+  clusterScope?: boolean;
+  namespaces?: string[];
+}
+
+export interface NonResourcePolicyRule {
+  verbs?: string[];
+  nonResourceURLs?: string[];
+}
+
+export interface PolicyRulesWithSubjects {
+  subjects?: Subject[];
+  resourceRules?: ResourcePolicyRule[];
+  nonResourceRules?: NonResourcePolicyRule[];
+}
+
+export interface FlowSchemaSpec {
+  priorityLevelConfiguration?: { name?: string };
+  matchingPrecedence?: number;
+  distinguisherMethod?: { type?: string };
+  rules?: PolicyRulesWithSubjects[];
+}
+
+export interface FlowSchemaObject extends KObject {
+  spec?: FlowSchemaSpec;
+  status?: { conditions?: Condition[] };
+}
+
+export interface QueuingConfiguration { queues?: number; handSize?: number; queueLengthLimit?: number }
+
+export interface LimitResponse { type?: string; queuing?: QueuingConfiguration }
+
+export interface LimitedPriorityLevelConfiguration {
+  nominalConcurrencyShares?: number;
+  limitResponse?: LimitResponse;
+  lendablePercent?: number;
+  borrowingLimitPercent?: number;
+}
+
+export interface ExemptPriorityLevelConfiguration { nominalConcurrencyShares?: number; lendablePercent?: number }
+
+export interface PriorityLevelConfigurationSpec {
+  type?: string;
+  limited?: LimitedPriorityLevelConfiguration;
+  exempt?: ExemptPriorityLevelConfiguration;
+}
+
+export interface PriorityLevelConfigurationObject extends KObject {
+  spec?: PriorityLevelConfigurationSpec;
+  status?: { conditions?: Condition[] };
+}
+
+/** FlowSchemaCondition and PriorityLevelConfigurationCondition have one shape under two names. */
+export function conditionSchema(goName: string, what: string): StructSchema {
+  const schema = s.struct(goName, {
+    type: s.string('`type` is the type of the condition. Required.'),
+    status: s.string('`status` is the status of the condition. Can be True, False, Unknown. Required.'),
+    lastTransitionTime: s.time('`lastTransitionTime` is the last time the condition transitioned from one status to another.'),
+    reason: s.string('`reason` is a unique, one-word, CamelCase reason for the condition\'s last transition.'),
+    message: s.string('`message` is a human-readable message indicating details about last transition.'),
+  }, `${goName} defines the condition of ${what}.`);
+  schema.proto = { type: 1, status: 2, lastTransitionTime: 3, reason: 4, message: 5 };
+  return schema;
+}

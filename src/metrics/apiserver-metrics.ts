@@ -1,0 +1,235 @@
+/**
+ * The metrics kube-apiserver 1.32 exports that operators dashboard, with its names, types,
+ * labels, help text (stability prefix included) and buckets, in one prom-client registry beside
+ * prom-client's process and Node runtime metrics. Hot-path recording goes through pre-bound
+ * children (LabelNode); gauges of state the server already keeps (stored objects, APF levels,
+ * audit counters) are read when /metrics is scraped.
+ */
+import { AggregatorRegistry, Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { LabelNode } from './label-cache.js';
+import { latencyBuckets, type MetricsJson } from './storage-metrics.js';
+
+/** ExponentialBuckets(1000, 10, 8) */
+const responseSizeBuckets = Array.from({ length: 8 }, (_, i) => 1000 * 10 ** i);
+
+const requestLabels = ['verb', 'dry_run', 'group', 'version', 'resource', 'subresource', 'scope', 'component'] as const;
+
+export interface FlowControlSource {
+  levelStates(): Iterable<{ name: string; limits: { nominal: number }; currentLimit: number }>;
+  flowCounters(): Iterable<{
+    priorityLevel: string; flowSchema: string; dispatched: number; waiting: number; executing: number; seats: number;
+    rejected: Readonly<Record<string, number>>;
+  }>;
+}
+
+export interface MetricSources {
+  /** stored objects per resource (apiserver_storage_objects) */
+  storageObjects(): Iterable<[resource: string, count: number]>;
+  flowControl?: FlowControlSource;
+  audit?: { eventTotal: number; errorTotal: ReadonlyMap<string, number> };
+  /** watch events sent, per (group, version, resource) */
+  watchEvents?(): Iterable<[group: string, version: string, resource: string, sent: number]>;
+}
+
+export const component = 'apiserver';
+/** status codes as label values, made once */
+const codes: readonly string[] = Array.from({ length: 600 }, (_, i) => String(i));
+
+export class ApiServerMetrics {
+  readonly registry = new Registry();
+  private readonly requestTotal: Counter<string>;
+  private readonly requestDuration: Histogram<string>;
+  private readonly responseSizes: Histogram<string>;
+  private readonly longRunning: Gauge<string>;
+  private readonly deprecated: Gauge<string>;
+  private readonly tlsErrors: Counter<string>;
+  private readonly totals: LabelNode<Counter.Internal>;
+  private readonly durations: LabelNode<Histogram.Internal<string>>;
+  private readonly sizes: LabelNode<Histogram.Internal<string>>;
+  private readonly longRunningChildren: LabelNode<Gauge.Internal<string>>;
+  private sources: MetricSources | undefined;
+  /** requests executing now, by kind (for apiserver_current_inflight_requests) */
+  private readonly current = { readOnly: 0, mutating: 0 };
+  private readonly peak = { readOnly: 0, mutating: 0 };
+
+  constructor() {
+    const registers = [this.registry];
+    collectDefaultMetrics({ register: this.registry });
+    this.requestTotal = new Counter({
+      name: 'apiserver_request_total', registers,
+      help: '[STABLE] Counter of apiserver requests broken out for each verb, dry run value, group, version, resource, scope, component, and HTTP response code.',
+      labelNames: [...requestLabels, 'code'],
+    });
+    this.requestDuration = new Histogram({
+      name: 'apiserver_request_duration_seconds', registers, buckets: latencyBuckets,
+      help: '[STABLE] Response latency distribution in seconds for each verb, dry run value, group, version, resource, subresource, scope and component.',
+      labelNames: [...requestLabels],
+    });
+    this.responseSizes = new Histogram({
+      name: 'apiserver_response_sizes', registers, buckets: responseSizeBuckets,
+      help: '[STABLE] Response size distribution in bytes for each group, version, verb, resource, subresource, scope and component.',
+      labelNames: ['verb', 'group', 'version', 'resource', 'subresource', 'scope', 'component'],
+    });
+    const current = this.current;
+    const peak = this.peak;
+    new Gauge({
+      name: 'apiserver_current_inflight_requests', registers,
+      help: '[STABLE] Maximal number of currently used inflight request limit of this apiserver per request kind in last second.',
+      labelNames: ['request_kind'],
+      collect() {
+        // the peak since the last scrape, as Kubernetes reports the maximum of its last window
+        this.set({ request_kind: 'readOnly' }, peak.readOnly);
+        this.set({ request_kind: 'mutating' }, peak.mutating);
+        peak.readOnly = current.readOnly;
+        peak.mutating = current.mutating;
+      },
+    });
+    this.longRunning = new Gauge({
+      name: 'apiserver_longrunning_requests', registers,
+      help: '[STABLE] Gauge of all active long-running apiserver requests broken out by verb, group, version, resource, scope and component. Not all requests are tracked this way.',
+      labelNames: ['verb', 'group', 'version', 'resource', 'subresource', 'scope', 'component'],
+    });
+    this.deprecated = new Gauge({
+      name: 'apiserver_requested_deprecated_apis', registers,
+      help: '[STABLE] Gauge of deprecated APIs that have been requested, broken out by API group, version, resource, subresource, and removed_release.',
+      labelNames: ['group', 'version', 'resource', 'subresource', 'removed_release'],
+    });
+    this.tlsErrors = new Counter({
+      name: 'apiserver_tls_handshake_errors_total', registers,
+      help: '[ALPHA] Number of requests dropped with \'TLS handshake error from\' error',
+    });
+    this.totals = new LabelNode((v) => this.requestTotal.labels(...v));
+    this.durations = new LabelNode((v) => this.requestDuration.labels(...v));
+    this.sizes = new LabelNode((v) => this.responseSizes.labels(...v));
+    this.longRunningChildren = new LabelNode((v) => this.longRunning.labels(...v));
+  }
+
+  /** Metrics of state kept elsewhere, read at each scrape. */
+  useSources(sources: MetricSources): void {
+    this.sources = sources;
+    const registers = [this.registry];
+    const self = this;
+    new Gauge({
+      name: 'apiserver_storage_objects', registers, labelNames: ['resource'],
+      help: '[STABLE] Number of stored objects at the time of last check split by kind. In case of a fetching error, the value will be -1.',
+      collect() { for (const [resource, count] of self.sources?.storageObjects() ?? []) this.set({ resource }, count); },
+    });
+    if (sources.watchEvents) {
+      const watchEvents = sources.watchEvents;
+      new Counter({
+        name: 'apiserver_watch_events_total', registers, labelNames: ['group', 'version', 'resource'],
+        help: '[ALPHA] Number of events sent in watch clients',
+        collect() {
+          this.reset();
+          for (const [group, version, resource, sent] of watchEvents()) this.inc({ group, version, resource }, sent);
+        },
+      });
+    }
+    if (sources.audit) this.auditMetrics(sources.audit);
+    if (sources.flowControl) this.flowControlMetrics(sources.flowControl);
+  }
+
+  private auditMetrics(audit: NonNullable<MetricSources['audit']>): void {
+    const registers = [this.registry];
+    new Counter({
+      name: 'apiserver_audit_event_total', registers,
+      help: '[ALPHA] Counter of audit events generated and sent to the audit backend.',
+      collect() { this.reset(); this.inc(audit.eventTotal); },
+    });
+    new Counter({
+      name: 'apiserver_audit_error_total', registers, labelNames: ['plugin'],
+      help: '[ALPHA] Counter of audit events that failed to be audited properly. Plugin identifies the plugin affected by the error.',
+      collect() { this.reset(); for (const [plugin, n] of audit.errorTotal) this.inc({ plugin }, n); },
+    });
+  }
+
+  private flowControlMetrics(apf: FlowControlSource): void {
+    const registers = [this.registry];
+    const perFlow = (name: string, help: string, value: (c: ReturnType<FlowControlSource['flowCounters']> extends Iterable<infer C> ? C : never) => number, type: 'counter' | 'gauge') => {
+      const options = {
+        name, registers, help, labelNames: ['flow_schema', 'priority_level'],
+        collect(this: Counter<string> | Gauge<string>) {
+          this.reset();
+          for (const c of apf.flowCounters()) {
+            const labels = { flow_schema: c.flowSchema, priority_level: c.priorityLevel };
+            if (this instanceof Counter) this.inc(labels, value(c)); else this.set(labels, value(c));
+          }
+        },
+      };
+      return type === 'counter' ? new Counter(options) : new Gauge(options);
+    };
+    perFlow('apiserver_flowcontrol_dispatched_requests_total', '[BETA] Number of requests executed by API Priority and Fairness subsystem', (c) => c.dispatched, 'counter');
+    perFlow('apiserver_flowcontrol_current_inqueue_requests', '[BETA] Number of requests currently pending in queues of the API Priority and Fairness subsystem', (c) => c.waiting, 'gauge');
+    perFlow('apiserver_flowcontrol_current_executing_requests', '[BETA] Number of requests in initial (for a WATCH) or any (for a non-WATCH) execution stage in the API Priority and Fairness subsystem', (c) => c.executing, 'gauge');
+    perFlow('apiserver_flowcontrol_current_executing_seats', '[BETA] Concurrency (number of seats) occupied by the currently executing (initial stage for a WATCH, any stage otherwise) requests in the API Priority and Fairness subsystem', (c) => c.seats, 'gauge');
+    new Counter({
+      name: 'apiserver_flowcontrol_rejected_requests_total', registers, labelNames: ['flow_schema', 'priority_level', 'reason'],
+      help: '[BETA] Number of requests rejected by API Priority and Fairness subsystem',
+      collect() {
+        this.reset();
+        for (const c of apf.flowCounters()) {
+          for (const [reason, n] of Object.entries(c.rejected)) if (n > 0) this.inc({ flow_schema: c.flowSchema, priority_level: c.priorityLevel, reason }, n);
+        }
+      },
+    });
+    new Gauge({
+      name: 'apiserver_flowcontrol_nominal_limit_seats', registers, labelNames: ['priority_level'],
+      help: '[BETA] Nominal number of execution seats configured for each priority level',
+      collect() { this.reset(); for (const l of apf.levelStates()) this.set({ priority_level: l.name }, l.limits.nominal); },
+    });
+    new Gauge({
+      name: 'apiserver_flowcontrol_current_limit_seats', registers, labelNames: ['priority_level'],
+      help: '[ALPHA] current derived number of execution seats available to each priority level',
+      collect() { this.reset(); for (const l of apf.levelStates()) this.set({ priority_level: l.name }, l.currentLimit); },
+    });
+  }
+
+  /** A request starts executing (after authentication, before flow control) */
+  started(mutating: boolean): void {
+    if (mutating) { if (++this.current.mutating > this.peak.mutating) this.peak.mutating = this.current.mutating; }
+    else if (++this.current.readOnly > this.peak.readOnly) this.peak.readOnly = this.current.readOnly;
+  }
+
+  finished(mutating: boolean): void {
+    if (mutating) this.current.mutating--; else this.current.readOnly--;
+  }
+
+  /** A finished request: apiserver_request_total, _duration_seconds and, for GET and LIST of known length (>= 0), response sizes. */
+  observe(verb: string, dryRun: string, group: string, version: string, resource: string, subresource: string, scope: string,
+    code: number, seconds: number, responseBytes: number): void {
+    const labels = this.durations.next(verb).next(dryRun).next(group).next(version).next(resource).next(subresource).next(scope);
+    labels.leaf(component).observe(seconds);
+    this.totals.next(verb).next(dryRun).next(group).next(version).next(resource).next(subresource).next(scope)
+      .next(component).leaf(codes[code] ?? String(code)).inc();
+    if (responseBytes >= 0 && (verb === 'GET' || verb === 'LIST')) {
+      this.sizes.next(verb).next(group).next(version).next(resource).next(subresource).next(scope).leaf(component).observe(responseBytes);
+    }
+  }
+
+  /** The gauge of a long-running request (a watch) of these labels: inc() at start, dec() at end. */
+  longRunningGauge(verb: string, group: string, version: string, resource: string, subresource: string, scope: string): Gauge.Internal<string> {
+    return this.longRunningChildren.next(verb).next(group).next(version).next(resource).next(subresource).next(scope).leaf(component);
+  }
+
+  /**
+   * The hook a deprecated API's handler calls (apiserver_requested_deprecated_apis = 1 for the
+   * group, version, resource and subresource, with the release that removes it, or "").
+   */
+  requestedDeprecatedApi(group: string, version: string, resource: string, subresource: string, removedRelease: string): void {
+    this.deprecated.set({ group, version, resource, subresource, removed_release: removedRelease }, 1);
+  }
+
+  tlsHandshakeError(): void { this.tlsErrors.inc(); }
+
+  /**
+   * The exposition: this thread's metrics and the workers' (the writer's storage latencies). The
+   * workers' JSON is combined with prom-client's AggregatorRegistry (Node 20 workers cannot share
+   * a registry) and merged with this thread's registry, whose own metrics stay as they are.
+   */
+  async exposition(workers: ReadonlyArray<() => Promise<unknown[]>>): Promise<{ contentType: string; text: string }> {
+    const parts = (await Promise.all(workers.map((w) => w()))).filter((p) => p.length > 0) as MetricsJson[];
+    if (parts.length === 0) return { contentType: this.registry.contentType, text: await this.registry.metrics() };
+    const merged = Registry.merge([this.registry, AggregatorRegistry.aggregate(parts)]);
+    return { contentType: this.registry.contentType, text: await merged.metrics() };
+  }
+}

@@ -1,0 +1,32 @@
+/**
+ * Pre-bound label children, cached per label tuple: the first request of a tuple binds the
+ * metric's child (prom-client's `labels(...)`, which builds a key string), every later one walks
+ * a tree of maps keyed by the label values themselves — `root.next(a).next(b).leaf(c)` —
+ * allocating nothing.
+ */
+export class LabelNode<T> {
+  private readonly children = new Map<string, LabelNode<T>>();
+  private readonly leaves = new Map<string, T>();
+
+  constructor(private readonly bind: (values: string[]) => T, private readonly path: readonly string[] = []) {}
+
+  /** the node of the next label's value */
+  next(value: string): LabelNode<T> {
+    let child = this.children.get(value);
+    if (!child) {
+      child = new LabelNode(this.bind, [...this.path, value]);
+      this.children.set(value, child);
+    }
+    return child;
+  }
+
+  /** the bound child for the last label's value */
+  leaf(value: string): T {
+    let bound = this.leaves.get(value);
+    if (bound === undefined) {
+      bound = this.bind([...this.path, value]);
+      this.leaves.set(value, bound);
+    }
+    return bound;
+  }
+}
