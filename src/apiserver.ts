@@ -1,77 +1,32 @@
 /**
- * The composition root: an assembly of named parts — PKI, storage, the API registry and its
- * stores, admission, watch fan-out, the request pipeline, the front door, controllers — started
- * in order and torn down in reverse on shutdown.
+ * The composition root: an assembly of named parts (src/assembly/), started in order and torn
+ * down in reverse on shutdown. Configuration that can be wrong is checked first, so a bad file
+ * refuses start before anything listens or writes.
  */
-import { readFileSync } from 'node:fs';
-import { isIPv6 } from 'node:net';
-import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
-import { AdmissionChain } from './admission/admission.js';
-import { setUpAuditing } from './audit/setup.js';
-import { NamespaceLifecycle } from './admission/plugins/namespace-lifecycle.js';
-import { RbacEscalationCheck } from './admission/plugins/rbac-escalation.js';
-import { readAdmissionConfig } from './admission/admission-config.js';
-import { EventRateLimit, parseEventRateLimitConfig } from './admission/plugins/event-rate-limit.js';
-import { ensurePki, writeKubeconfig } from './auth/pki.js';
-import { namespaceFinalizer, namespaceKind } from './api/core/namespace.js';
-import { serviceAccountKind } from './api/core/service-account.js';
 import { accessReviewer } from './api/authorization/reviews.js';
-import { clusterRoleBindingKind } from './api/rbac/bindings.js';
-import { clusterRoleKind } from './api/rbac/roles.js';
-import { withKubernetesAliases } from './api/registry/alias.js';
-import { ApiRegistry } from './api/registry/api-registry.js';
-import { builtinKinds } from './api/registry/builtin.js';
-import { enabledKinds } from './api/registry/enablement.js';
+import type { ApiRegistry } from './api/registry/api-registry.js';
 import { Services } from './api/services.js';
+import { setUpAuditing } from './audit/setup.js';
 import { readModelLookup } from './auth/authn/service-account/lookup.js';
-import type { ServerConfig } from './config/server-config.js';
+import { writeKubeconfig } from './auth/pki.js';
 import { offeredEncodings } from './codec/media-types.js';
-import { GarbageCollector } from './controllers/garbage-collector/garbage-collector.js';
-import { NamespaceController, controllerManager } from './controllers/namespace-controller.js';
-import { ClusterRoleAggregationController } from './controllers/rbac/aggregation-controller.js';
-import { reconcileBootstrapPolicy } from './controllers/rbac/bootstrap-reconciler.js';
-import { ServiceAccountController } from './controllers/service-account-controller.js';
-import { TokenSecretController } from './controllers/token-secret-controller.js';
-import { secretKind } from './api/core/secret.js';
-import { crdKind } from './apiextensions/crd-kind.js';
-import { CrdController } from './apiextensions/crd-controller.js';
-import { MaxInflightLimiter } from './flowcontrol/max-inflight.js';
-import { PriorityAndFairness } from './flowcontrol/priority-and-fairness.js';
-import { ApfConfigurationController } from './controllers/apf-configuration-controller.js';
-import { flowSchemaKind } from './api/flowcontrol/flow-schema.js';
-import { priorityLevelConfigurationKind } from './api/flowcontrol/priority-level-configuration.js';
-import { storageResourceOf } from './api/kind.js';
-import { ApiServerMetrics } from './metrics/apiserver-metrics.js';
-import { MetricsEndpoint } from './http/metrics-endpoint.js';
-import { HealthEndpoint } from './http/health.js';
-import { NonResourceHandler } from './http/non-resource.js';
-import { ResourceHandler } from './http/resource-handler.js';
-import { OutputBudget } from './http/output-budget.js';
-import { ResourceStores } from './resource-store/resource-stores.js';
-import { dispatcher } from './server/dispatch.js';
-import { FrontDoor } from './server/front-door.js';
-import { buildHandlerChain } from './server/handler-chain.js';
-import { healthChecks } from './server/health-checks.js';
+import type { ServerConfig } from './config/server-config.js';
+import { admissionSettings, assembleApi } from './assembly/api.js';
+import { advertisedAddress, hostForUrl } from './assembly/addresses.js';
+import { bootstrapObjects } from './assembly/bootstrap.js';
+import { startControllers } from './assembly/controllers.js';
+import { assembleFlowControl } from './assembly/flow-control.js';
+import { serverIdentity } from './assembly/identity.js';
+import { Lifecycle } from './assembly/lifecycle.js';
+import { assembleMetrics } from './assembly/metrics.js';
+import { assemblePipeline } from './assembly/pipeline.js';
+import { startStorage } from './assembly/storage.js';
+import { assembleWatching } from './assembly/watch.js';
 import { authentication } from './server/authentication.js';
 import { authorization } from './server/authorization.js';
-import { SnapshotCache } from './store/snapshot-cache.js';
-import { WriterClient } from './store/writer-client.js';
-import { StatusError } from './status/status-error.js';
-import { ChangeLog } from './watch/change-log.js';
-import { EncoderPool } from './watch/encoder-pool.js';
-import { WatchHub } from './watch/watch-hub.js';
-
-/** Namespaces that exist from the first start (kube-apiserver's bootstrap controller). */
-const systemNamespaces = ['default', 'orch-system', 'orch-public', 'orch-node-lease'];
-/** ...of which these can never be deleted (NamespaceLifecycle's immortal namespaces) */
-const immortalNamespaces = new Set(['default', 'orch-system', 'orch-public']);
-const watchBufferBytes = 8 * 1024 * 1024;
-/** the encoder pool's shared slabs, and how much of them lagging streams may keep pinned before the laggards are cut */
-const encoderSlabBytes = 1024 * 1024;
-const maxPinnedSlabBytes = 128 * 1024 * 1024;
-const bookmarkIntervalMs = 60_000;
+import { FrontDoor } from './server/front-door.js';
 
 export interface RunningServer {
   port: number;
@@ -83,243 +38,83 @@ export interface RunningServer {
   shutdown(): Promise<void>;
 }
 
-function hostForUrl(bind: string): string {
-  if (bind === '0.0.0.0' || bind === '::' || bind === '') return '127.0.0.1';
-  return isIPv6(bind) ? `[${bind}]` : bind;
-}
-
-function startStorage(config: ServerConfig): Promise<WriterClient> {
-  const onEtcd = config.etcdServers.length > 0;
-  return WriterClient.start(new URL('../workers/writer.js', import.meta.url), onEtcd
-    ? {
-      engine: 'etcd',
-      historyMs: config.watchHistoryMs,
-      etcd: {
-        servers: config.etcdServers, prefix: config.etcdPrefix, caFile: config.etcdCaFile, certFile: config.etcdCertFile,
-        keyFile: config.etcdKeyFile, compactionIntervalMs: config.etcdCompactionIntervalMs,
-      },
-    }
-    : { engine: 'sqlite', dataDir: config.dataDir, historyMs: config.watchHistoryMs });
-}
-
 export async function startApiServer(config: ServerConfig, log: Logger): Promise<RunningServer> {
-  const started = Date.now();
-  let ready = false;
-  let shuttingDown = false;
-  const postStartHooks = new Map<string, boolean>([
-    ['start-apiserver-admission-initializer', false],
-    ['generic-apiserver-start-informers', false],
-    ['bootstrap-controller', false],
-    ['start-service-account-controller', false],
-    ['start-namespace-controller', false],
-  ]);
-
+  const lifecycle = new Lifecycle();
   for (const warning of config.featureGates.warnings) log.warn(warning);
-  // auditing first: a malformed policy or an unusable backend refuses start before anything else
+
+  // configuration files first: a malformed policy or plugin configuration refuses start
   const auditor = setUpAuditing(config, log);
-  // admission plugins' configuration, likewise checked before anything starts
-  const admissionConfigs = readAdmissionConfig(config.admissionControlConfigFile);
-  const eventRateLimits = config.enableAdmissionPlugins.includes('EventRateLimit')
-    ? parseEventRateLimitConfig(admissionConfigs.get('EventRateLimit')) : undefined;
+  const admission = admissionSettings(config);
 
-  // PKI: the CA, serving and admin certificates (generated on first start)
-  const pki = await ensurePki(join(config.dataDir, 'pki'), { ipAddresses: config.advertiseAddress ? [config.advertiseAddress] : [] });
-  const tls = {
-    key: config.tlsPrivateKeyFile ? readFileSync(config.tlsPrivateKeyFile, 'utf8') : pki.servingKeyPem,
-    cert: config.tlsCertFile ? readFileSync(config.tlsCertFile, 'utf8') : pki.servingCertPem,
-    ca: config.clientCaFile ? readFileSync(config.clientCaFile, 'utf8') : pki.caCertPem,
-  };
+  const identity = await serverIdentity(config);
+  const storage = await startStorage(config, log);
+  const readModel = storage.writer.readModel;
+  lifecycle.done('generic-apiserver-start-informers');
 
-  // storage (the one writer worker and the read model it feeds) and the encoder pool: both load
-  // their code now, never lazily, so a build rewriting dist/ later cannot reach them
-  const [writer, encoders] = await Promise.all([
-    startStorage(config),
-    EncoderPool.start(new URL('../workers/encoder.js', import.meta.url), {
-      threads: config.watchEncoderThreads || Math.max(1, availableParallelism() - 1),
-      slabBytes: encoderSlabBytes,
-      maxPinnedBytes: maxPinnedSlabBytes,
-    }),
-  ]);
-  writer.onFatal((message) => {
-    // the read model can no longer follow storage; a restart reloads it
-    log.fatal({ reason: message }, 'storage failed; exiting');
-    log.flush();
-    process.exit(1);
-  });
-  const readModel = writer.readModel;
-  postStartHooks.set('generic-apiserver-start-informers', true);
-
-  // the API: the runtime registry, admission, and the generic store of every served kind
   // authorization reads its policy from the read model; the access reviews ask it
   const authz = await authorization(config, { readModel }, log);
-  const { authorizer, rbacIndex } = authz;
-  if (rbacIndex) postStartHooks.set('rbac/bootstrap-roles', false);
-  const enabled = enabledKinds(builtinKinds, config.runtimeConfig);
-  const kinds = new ApiRegistry(config.kubernetesGroupAliases ? withKubernetesAliases(enabled) : enabled);
-  const admission = new AdmissionChain([
-    new NamespaceLifecycle(readModel, immortalNamespaces),
-    ...(rbacIndex ? [new RbacEscalationCheck(authorizer, rbacIndex)] : []),
-    ...(eventRateLimits ? [new EventRateLimit(eventRateLimits)] : []),
-  ]);
-  const stores = new ResourceStores(kinds, { readModel, writer, snapshots: new SnapshotCache(config.continueTtlMs), admission, config });
-  postStartHooks.set('start-apiserver-admission-initializer', true);
+  if (authz.rbacIndex) lifecycle.expect('rbac/bootstrap-roles');
+  const api = assembleApi(config, storage.writer, authz, admission);
+  lifecycle.done('start-apiserver-admission-initializer');
+  const watching = assembleWatching(config, storage, api.kinds, log);
 
-  // what clients that stop reading may hold: per connection and in all
-  const output = new OutputBudget({
-    perConnection: config.maxUnsentBytesPerConnection,
-    total: config.maxUnsentBytes,
-    onCut: ({ reason, unsentBytes }) => log.warn({ reason, unsentBytes }, 'cut a response whose client is not reading'),
-  });
-
-  // watch fan-out; a watch stream is bounded by its connection's budget when that is the smaller
-  encoders.useKinds((table) => kinds.storageKind(table));
-  const changeLog = new ChangeLog(readModel.revision, config.watchHistoryMs);
-  const maxWatchBacklog = config.maxUnsentBytesPerConnection > 0 ? Math.min(watchBufferBytes, config.maxUnsentBytesPerConnection) : watchBufferBytes;
-  const hub = new WatchHub(readModel, changeLog, encoders, { maxBufferedBytes: maxWatchBacklog, bookmarkIntervalMs });
-  const shutdownListeners = new Set<() => void>();
-
-  // the request pipeline and what it ends in
-  const checks = healthChecks({
-    storage: () => writer.health, storageAlive: () => writer.alive, onEtcd: config.etcdServers.length > 0,
-    ready: () => ready, shuttingDown: () => shuttingDown, postStartHooks,
-  });
-  const onHealthFailure = (check: string, reason: string) => log.warn({ check, reason }, 'health check failed');
-  let address = '';
-  const services = new Services().set(accessReviewer, authorizer);
+  const services = new Services().set(accessReviewer, authz.authorizer);
   const authn = await authentication(config, {
-    log, authorizerTypes: authz.types, lookup: readModelLookup(readModel), pkiDir: join(config.dataDir, 'pki'), clientCaPem: tls.ca,
+    log, authorizerTypes: authz.types, lookup: readModelLookup(readModel), pkiDir: join(config.dataDir, 'pki'), clientCaPem: identity.tls.ca,
     externalAddress: `${hostForUrl(config.advertiseAddress ?? config.bindAddress)}:${config.securePort}`, services,
   });
-  // flow control: priority and fairness, or the plain max-in-flight limiter when it is off
-  const apf = config.enablePriorityAndFairness ? new PriorityAndFairness(readModel, {
-    serverConcurrencyLimit: config.maxRequestsInflight + config.maxMutatingRequestsInflight,
-    requestWaitLimitMs: config.requestTimeoutMs / 4,
-    objectCount: (info) => {
-      const kind = kinds.lookup(info.apiGroup, info.apiVersion, info.resource);
-      return kind ? readModel.table(storageResourceOf(kind)).size : 0;
-    },
-  }) : undefined;
-  // /metrics: request metrics from the pipeline, the rest read from where the state lives
-  const metrics = new ApiServerMetrics();
-  metrics.useSources({
-    storageObjects: function* storedObjects() {
-      for (const kind of kinds.storageKinds()) {
-        const resource = storageResourceOf(kind);
-        yield [resource, readModel.table(resource).size] as [string, number];
-      }
-    },
-    flowControl: apf,
-    audit: auditor?.metrics,
-    watchEvents: function* watchEvents() {
-      for (const [table, byVersion] of hub.eventsSentBy) {
-        for (const [apiVersion, { sent }] of byVersion) {
-          const slash = apiVersion.indexOf('/');
-          yield [slash < 0 ? '' : apiVersion.slice(0, slash), apiVersion.slice(slash + 1), table.split('.')[0], sent] as [string, string, string, number];
-        }
-      }
-    },
+  const flowControl = assembleFlowControl(config, readModel, api.kinds);
+  const metrics = assembleMetrics({ kinds: api.kinds, readModel, apf: flowControl.apf, auditor, hub: watching.hub });
+  const shutdownListeners = new Set<() => void>();
+  let address = '';
+  const pipeline = assemblePipeline({
+    config, log, lifecycle, writer: storage.writer, api, watching, authn, authz, flowControl: flowControl.controller,
+    auditor, metrics, services, shutdownListeners, address: () => address,
   });
-  const pipeline = buildHandlerChain({
-    log,
-    maxRequestBodyBytes: config.maxRequestBodyBytes,
-    authenticator: authn.authenticator,
-    authorizer,
-    flowControl: apf ?? new MaxInflightLimiter({ readOnly: config.maxRequestsInflight, mutating: config.maxMutatingRequestsInflight }),
-    requestTimeoutMs: config.requestTimeoutMs,
-    auditor,
-    metrics: { metrics, served: (info) => kinds.lookup(info.apiGroup, info.apiVersion, info.resource) !== undefined },
-    goawayChance: config.goawayChance,
-  }, dispatcher({
-    kinds,
-    resources: new ResourceHandler({
-      stores, hub, readModel,
-      minRequestTimeoutSeconds: config.minRequestTimeoutSeconds,
-      watchListEnabled: config.featureGates.enabled('WatchList'),
-      maxRequestBodyBytes: config.maxRequestBodyBytes,
-      services,
-      onShutdown: (listener) => { shutdownListeners.add(listener); return () => shutdownListeners.delete(listener); },
-      output,
-    }),
-    nonResource: new NonResourceHandler(kinds, [
-      new HealthEndpoint('healthz', checks.healthz, onHealthFailure),
-      new HealthEndpoint('livez', checks.livez, onHealthFailure),
-      new HealthEndpoint('readyz', checks.readyz, onHealthFailure),
-      ...(authn.discovery ? [authn.discovery] : []),
-    ], () => address, [new MetricsEndpoint({ exposition: () => metrics.exposition([() => writer.metrics()]) })]),
-    onWebSocketError: (err) => log.error({ err }, 'websocket watch failed'),
-  }));
 
-  // the front door
   const frontDoor = new FrontDoor({
-    tls,
+    tls: identity.tls,
     exchange: {
       offered: offeredEncodings((gate) => config.featureGates.enabled(gate)),
       // kube-apiserver's threshold: smaller bodies are not worth the CPU
       compressFrom: config.featureGates.enabled('APIResponseCompression') ? 128 * 1024 : undefined,
-      output,
+      output: watching.output,
       requestTimeoutMs: config.requestTimeoutMs,
     },
   }, pipeline);
   frontDoor.server.on('tlsClientError', () => metrics.tlsHandshakeError());
   const port = await frontDoor.listen(config.securePort, config.bindAddress);
-  address = `${config.advertiseAddress ?? hostForUrl(config.bindAddress)}:${port}`;
+  address = advertisedAddress(config, port);
   const url = `https://${hostForUrl(config.bindAddress)}:${port}`;
   const kubeconfigPath = join(config.dataDir, 'admin.kubeconfig');
+  const { pki } = identity;
   writeKubeconfig(kubeconfigPath, { server: url, caCertPem: pki.caCertPem, clientCertPem: pki.adminCertPem, clientKeyPem: pki.adminKeyPem });
 
-  // bootstrap: the system namespaces
-  const bootstrapContext = () => ({ now: Date.now(), dryRun: false, manager: controllerManager });
-  for (const name of systemNamespaces) {
-    if (readModel.get('namespaces', name)) continue;
-    try {
-      await stores.of(namespaceKind).create(undefined, { apiVersion: 'v1', kind: 'Namespace', metadata: { name }, spec: { finalizers: [namespaceFinalizer] } }, bootstrapContext());
-    } catch (err) {
-      if (!(err instanceof StatusError && err.reason === 'AlreadyExists')) throw err;
-    }
-  }
-  postStartHooks.set('bootstrap-controller', true);
-  if (rbacIndex) {
-    await reconcileBootstrapPolicy(readModel, { clusterRoles: stores.of(clusterRoleKind), clusterRoleBindings: stores.of(clusterRoleBindingKind) }, bootstrapContext);
-    postStartHooks.set('rbac/bootstrap-roles', true);
-  }
-
-  // controllers
-  const onControllerError = (err: unknown) => log.error({ err }, 'controller error');
-  const controllers = [
-    new ServiceAccountController(readModel, stores.of(serviceAccountKind), onControllerError),
-    new NamespaceController(readModel, stores.of(namespaceKind), () => stores.namespaced(), onControllerError),
-    ...(rbacIndex ? [new ClusterRoleAggregationController(readModel, rbacIndex, stores.of(clusterRoleKind), onControllerError)] : []),
-    new CrdController({ readModel, registry: kinds, crds: stores.of(crdKind), storeOf: (k) => stores.of(k), onError: onControllerError }),
-    ...(config.enableGarbageCollector ? [new GarbageCollector({ readModel, kinds, storeOf: (k) => stores.of(k), onError: onControllerError })] : []),
-    ...(apf ? [new ApfConfigurationController(readModel, {
-      flowSchemas: stores.of(flowSchemaKind), priorityLevels: stores.of(priorityLevelConfigurationKind),
-    }, onControllerError)] : []),
-    ...(authn.tokenGenerator ? [new TokenSecretController(readModel, stores.of(secretKind), authn.tokenGenerator, pki.caCertPem, onControllerError)] : []),
-  ];
-  postStartHooks.set('start-service-account-controller', true);
-  postStartHooks.set('start-namespace-controller', true);
-  ready = true;
-  log.info({ url, kubeconfig: kubeconfigPath, revision: readModel.revision, startupMs: Date.now() - started }, 'orch-apiserver is ready');
+  await bootstrapObjects(readModel, api.stores, authz.rbacIndex !== undefined, lifecycle);
+  const controllers = startControllers({ config, log, readModel, api, authn, authz, apf: flowControl.apf !== undefined, caCertPem: pki.caCertPem });
+  lifecycle.done('start-service-account-controller', 'start-namespace-controller');
+  lifecycle.ready = true;
+  log.info({ url, kubeconfig: kubeconfigPath, revision: readModel.revision, startupMs: Date.now() - lifecycle.started }, 'orch-apiserver is ready');
 
   let stopping: Promise<void> | undefined;
   return {
-    port, url, kubeconfigPath, registry: kinds,
+    port, url, kubeconfigPath, registry: api.kinds,
     shutdown() {
       stopping ??= (async () => {
-        shuttingDown = true;
+        lifecycle.shuttingDown = true;
         log.info('shutting down');
         if (config.shutdownDelayMs > 0) await new Promise((r) => setTimeout(r, config.shutdownDelayMs));
         for (const c of controllers) c.stop();
-        apf?.stop();
+        flowControl.apf?.stop();
         authn.stop();
         authz.stop();
         for (const listener of [...shutdownListeners]) listener();
-        await hub.closeAll();
-        changeLog.close();
+        await watching.hub.closeAll();
+        watching.changeLog.close();
         await frontDoor.close(config.requestTimeoutMs);
         await auditor?.shutdown();
-        await encoders.close();
-        await writer.close();
+        await storage.encoders.close();
+        await storage.writer.close();
         log.info('storage closed');
       })();
       return stopping;
