@@ -8,7 +8,7 @@
  */
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { LoadProcess, measureRounds, spread, type Op, type PhaseResult } from './harness.js';
+import { LoadProcess, cpuMsOf, measureRounds, spread, type Op, type PhaseResult } from './harness.js';
 import { agentFor, call, flag, startServer, type TestServer } from './support.js';
 
 const ops: Op[] = ['create', 'get', 'update', 'delete'];
@@ -37,22 +37,31 @@ async function prepared(script: string | undefined): Promise<{ server: TestServe
 const sides = { before: await prepared(beforeScript()), after: await prepared(undefined) };
 try {
   const measured = await measureRounds(rounds, 1, async (r, warm) => {
-    const out = {} as Record<'before' | 'after', Record<Op, PhaseResult>>;
+    const out = {} as Record<'before' | 'after', Record<Op, PhaseResult & { cpuUsPerRequest: number }>>;
     // alternate which side goes first, so neither always runs on a warmer machine
     const order = r % 2 === 0 ? (['before', 'after'] as const) : (['after', 'before'] as const);
     for (const side of order) {
-      out[side] = {} as Record<Op, PhaseResult>;
+      out[side] = {} as Record<Op, PhaseResult & { cpuUsPerRequest: number }>;
+      const pid = sides[side].server.process.pid as number;
       for (const op of ops) {
-        out[side][op] = await sides[side].load.run({ op, namespace: 'crud', prefix: `${warm ? 'w' : 'r'}${r}`, from: 0, count, concurrency, expect: [] });
+        // the server's CPU time per request: what load from other processes disturbs least
+        const cpuBefore = cpuMsOf(pid);
+        const phase = await sides[side].load.run({ op, namespace: 'crud', prefix: `${warm ? 'w' : 'r'}${r}`, from: 0, count, concurrency, expect: [] });
+        out[side][op] = { ...phase, cpuUsPerRequest: ((cpuMsOf(pid) - cpuBefore) * 1000) / count };
       }
     }
-    process.stderr.write(`chain-cost round ${r + 1}: ${ops.map((op) => `${op} ${out.after[op].requestsPerSec}/s vs ${out.before[op].requestsPerSec}/s`).join(', ')}\n`);
+    process.stderr.write(`chain-cost round ${r + 1}: ${ops.map((op) => `${op} ${out.after[op].requestsPerSec}/s ${Math.round(out.after[op].cpuUsPerRequest)} µs vs ${out.before[op].requestsPerSec}/s ${Math.round(out.before[op].cpuUsPerRequest)} µs`).join(', ')}\n`);
     return out;
   });
   const byOp = Object.fromEntries(ops.map((op) => {
     const before = spread(measured.map((m) => m.before[op].requestsPerSec));
     const after = spread(measured.map((m) => m.after[op].requestsPerSec));
-    return [op, { before, after, ratio: +(after.median / before.median).toFixed(3) }];
+    const cpuBefore = spread(measured.map((m) => m.before[op].cpuUsPerRequest));
+    const cpuAfter = spread(measured.map((m) => m.after[op].cpuUsPerRequest));
+    return [op, {
+      requestsPerSec: { before, after, ratio: +(after.median / before.median).toFixed(3) },
+      serverCpuUsPerRequest: { before: cpuBefore, after: cpuAfter, ratio: +(cpuAfter.median / cpuBefore.median).toFixed(3) },
+    }];
   }));
   console.log(JSON.stringify({ ops: count, rounds, concurrency, byOp }));
 } finally {
