@@ -5,6 +5,7 @@
  * its files, and on an unchanged checkout the build is an up-to-date check of well under a second.
  * prestart, pretest and bench run this script directly: a second npm would cost as much again.
  */
+import { copyFileSync, mkdirSync, readdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { pruneDist } from './prune-dist.mjs';
 
@@ -19,6 +20,12 @@ const status = ts.createSolutionBuilder(host, [`${root}tsconfig.json`], {}).buil
 if (status !== ts.ExitStatus.Success) process.exit(1);
 
 pruneDist(root);
+
+// the .proto definitions the codec reads when it loads: beside its compiled code, so the server
+// needs nothing from src/ at run time
+const protoDir = `${root}src/codec/proto`;
+mkdirSync(`${root}dist/src/codec/proto`, { recursive: true });
+for (const file of readdirSync(protoDir)) if (file.endsWith('.proto')) copyFileSync(`${protoDir}/${file}`, `${root}dist/src/codec/proto/${file}`);
 
 // what /version reports of this build (commit, tree state, time)
 await import('./build-info.mjs');

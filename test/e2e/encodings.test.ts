@@ -36,6 +36,21 @@ const samples: Record<string, Record<string, unknown>> = {
     metadata: { name: 'enc-clusterrolebinding' }, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'r' },
     subjects: [{ kind: 'Group', apiGroup: 'rbac.authorization.k8s.io', name: 'dev' }],
   },
+  'flowschemas.flowcontrol.apiserver.orch.io': {
+    metadata: { name: 'enc-fs' },
+    spec: {
+      priorityLevelConfiguration: { name: 'global-default' }, matchingPrecedence: 5000, distinguisherMethod: { type: 'ByUser' },
+      rules: [{
+        subjects: [{ kind: 'User', user: { name: 'jane' } }, { kind: 'ServiceAccount', serviceAccount: { name: 'sa', namespace: 'ns' } }],
+        resourceRules: [{ verbs: ['get'], apiGroups: [''], resources: ['configmaps'], namespaces: ['*'] }],
+        nonResourceRules: [{ verbs: ['get'], nonResourceURLs: ['/healthz'] }],
+      }],
+    },
+  },
+  'prioritylevelconfigurations.flowcontrol.apiserver.orch.io': {
+    metadata: { name: 'enc-plc' },
+    spec: { type: 'Limited', limited: { nominalConcurrencyShares: 5, lendablePercent: 10, borrowingLimitPercent: 20, limitResponse: { type: 'Queue', queuing: { queues: 16, handSize: 4, queueLengthLimit: 50 } } } },
+  },
   'events.events.orch.io': { metadata: { name: 'enc-ev' }, eventTime: '2026-01-02T03:04:05.123456Z', action: 'Create', reason: 'Started', reportingController: 'orch.io/test', reportingInstance: 'i-1', type: 'Warning', note: 'hello', regarding: { kind: 'Pod', name: 'p', namespace: 'encodings' }, series: { count: 2, lastObservedTime: '2026-01-02T03:04:06.000001Z' } },
 };
 

@@ -16,7 +16,8 @@ import protobuf from 'protobufjs';
 import type { Schema, StructSchema } from '../../api/schema.js';
 import { ProtobufError } from './errors.js';
 
-const runtimeProto = readFileSync(new URL('../../../../src/codec/proto/runtime.proto', import.meta.url), 'utf8');
+// copied beside this module by the build (scripts/build.mjs)
+const runtimeProto = readFileSync(new URL('./runtime.proto', import.meta.url), 'utf8');
 const runtimeRoot = protobuf.parse(runtimeProto, { keepCase: true }).root;
 
 export const runtimeTypes = {
