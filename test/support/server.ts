@@ -50,6 +50,8 @@ export interface StartOptions {
   script?: string;
   port?: number;
   args?: string[];
+  /** options for node itself (`--cpu-prof` when profiling a bench) */
+  nodeArgs?: string[];
   /** milliseconds to wait for readiness: a guard against a server that never comes up, generous
    * because a machine shared by several test runs can be many times slower than an idle one */
   timeoutMs?: number;
@@ -68,7 +70,7 @@ export function adminCredentials(dataDir: string): Credentials {
 export async function startServer(options: StartOptions = {}): Promise<TestServer> {
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'orch-test-'));
   const port = options.port ?? await freePort();
-  const child = spawn(process.execPath, [options.script ?? mainScript, '--data-dir', dataDir, '--secure-port', String(port), '--bind-address', '127.0.0.1', ...(options.args ?? [])], {
+  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), options.script ?? mainScript, '--data-dir', dataDir, '--secure-port', String(port), '--bind-address', '127.0.0.1', ...(options.args ?? [])], {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const logs: string[] = [];
