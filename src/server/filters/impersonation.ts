@@ -43,8 +43,22 @@ function describe(asked: Impersonation): string {
   return `[${refs.join(' ')}]`;
 }
 
+const impersonatePrefix = 'impersonate-';
+
+/** Whether any header name starts with `Impersonate-`: most requests carry none and pay only this scan. */
+function asksImpersonation(rawHeaders: readonly string[]): boolean {
+  for (let i = 0; i < rawHeaders.length; i += 2) {
+    const name = rawHeaders[i];
+    // 'i' or 'I' first, so most names are passed over without lower-casing them
+    if (name.length > impersonatePrefix.length && (name.charCodeAt(0) | 32) === 0x69
+      && name.slice(0, impersonatePrefix.length).toLowerCase() === impersonatePrefix) return true;
+  }
+  return false;
+}
+
 /** The impersonation the headers ask for; undefined when they ask for none. */
 function requested(rawHeaders: readonly string[], uri: string): Impersonation | undefined {
+  if (!asksImpersonation(rawHeaders)) return undefined;
   const headers = headerValues(rawHeaders);
   // Go's Header.Get: the first value; an empty one asks for nothing
   const first = (name: string) => headers.get(name)?.[0] || undefined;
