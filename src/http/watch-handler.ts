@@ -12,6 +12,7 @@ import type { KObject } from '../api/meta.js';
 import { FieldSelector } from '../api/selection/field-selector.js';
 import type { LabelSelector } from '../api/selection/label-selector.js';
 import { streamMediaTypesOf } from '../codec/media-types.js';
+import { serializers } from '../codec/serializers.js';
 import { partialObjectMetadataListOfObject } from '../codec/partial-metadata.js';
 import { parseResourceVersion, type ObjectStore } from '../registry/object-store.js';
 import type { ObjectChange, ReadModel, StoredObject, Table } from '../store/read-model.js';
@@ -303,14 +304,15 @@ export function webSocketTransport(ws: WebSocket, output: OutputBudget, binary: 
 export async function serveWatch(ex: Exchange, info: RequestInfo, kind: KindDeclaration, store: ObjectStore, deps: WatchDeps): Promise<void> {
   const n = ex.negotiated;
   // the stream serializer of the negotiated type: YAML has none
-  if (n.encoding === 'yaml') throw errors.notAcceptable(streamMediaTypesOf(ex.offered));
+  const stream = serializers[n.encoding].stream;
+  if (!stream) throw errors.notAcceptable(streamMediaTypesOf(ex.offered));
   const table = ex.tableRequest();
   let representation: WatchRepresentation | undefined;
   if (table) representation = { as: 'Table', table };
   else if (n.conversion?.kind === 'PartialObjectMetadata') representation = { as: 'PartialObjectMetadata', gv: n.conversion };
   // each event is one object: kube-apiserver cannot encode it as a list either, and breaks the stream
   else if (n.conversion?.kind === 'PartialObjectMetadataList') throw partialObjectMetadataListOfObject(kind);
-  const plan = planWatch(ex.query, info, kind, store, deps, n.encoding, representation);
-  const contentType = n.encoding === 'protobuf' ? `${n.mediaType};stream=watch` : n.encoding === 'cbor' ? 'application/cbor-seq' : 'application/json';
-  await runWatch(plan, httpTransport(ex, contentType), deps);
+  // an encoding with a stream serializer is a watch encoding
+  const plan = planWatch(ex.query, info, kind, store, deps, n.encoding as WatchEncoding, representation);
+  await runWatch(plan, httpTransport(ex, stream.contentType(n.mediaType)), deps);
 }
