@@ -282,7 +282,7 @@ export class WatchHub {
         table = task.tables[c.resource] = {
           shapes: entries.map((e) => e.shape),
           filtered: entries.some((e) => e.filtered > 0),
-          kind: this.encoders.kindData(c.resource),
+          kind: this.kindDataOf(c.resource),
         };
         shapeIndex.set(c.resource, new Map(entries.map((e, i) => [e.shape.key, i])));
       }
@@ -292,6 +292,8 @@ export class WatchHub {
       });
     }
     const encoded = this.encoders.encode(task);
+    // a failure is handled where the chain reaches it, not reported as unhandled before
+    encoded.catch(() => undefined);
     this.pooledDeliveries = this.pooledDeliveries.then(() => encoded).then((batch) => new Promise<void>((done) => {
       const touched = new Set<Watcher>();
       try {
@@ -306,10 +308,19 @@ export class WatchHub {
         throw err;
       }
       this.flushSliced([...touched], () => { batch.release(); done(); });
-    }), () => {
-      // an encoding failure ends the pooled streams of these resources: clients resume and relist
+    })).catch(() => {
+      // a failure to encode or deliver ends the pooled streams of these resources: clients resume and relist
       for (const change of changes) for (const w of [...this.byResource.get(change.resource)?.all() ?? []]) if (pooled(w.spec)) w.close();
     });
+  }
+
+  /** A table's storage kind for a task; none (the worker then fails the batch) when the registry no longer stores it. */
+  private kindDataOf(table: string): EncodeTask['tables'][string]['kind'] {
+    try {
+      return this.encoders.kindData(table);
+    } catch {
+      return undefined;
+    }
   }
 
   /** Flushes streams a slice per macrotask (requests are served between slices), then calls `then`. */
