@@ -5,6 +5,7 @@
  * its files, and on an unchanged checkout the build is an up-to-date check of well under a second.
  * prestart, pretest and bench run this script directly: a second npm would cost as much again.
  */
+import { copyFileSync, readdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { pruneDist } from './prune-dist.mjs';
 
@@ -19,6 +20,11 @@ const status = ts.createSolutionBuilder(host, [`${root}tsconfig.json`], {}).buil
 if (status !== ts.ExitStatus.Success) process.exit(1);
 
 pruneDist(root);
+
+// the .proto definitions the protobuf codec loads at start travel with the compiled code
+for (const file of readdirSync(`${root}src/codec/proto`).filter((f) => f.endsWith('.proto'))) {
+  copyFileSync(`${root}src/codec/proto/${file}`, `${root}dist/src/codec/proto/${file}`);
+}
 
 // what /version reports of this build (commit, tree state, time)
 await import('./build-info.mjs');
