@@ -5,7 +5,7 @@
  * its files, and on an unchanged checkout the build is an up-to-date check of well under a second.
  * prestart, pretest and bench run this script directly: a second npm would cost as much again.
  */
-import { copyFileSync, mkdirSync, readdirSync } from 'node:fs';
+import { copyFileSync, readdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { pruneDist } from './prune-dist.mjs';
 
@@ -21,11 +21,10 @@ if (status !== ts.ExitStatus.Success) process.exit(1);
 
 pruneDist(root);
 
-// the .proto definitions the codec reads when it loads: beside its compiled code, so the server
-// needs nothing from src/ at run time
-const protoDir = `${root}src/codec/proto`;
-mkdirSync(`${root}dist/src/codec/proto`, { recursive: true });
-for (const file of readdirSync(protoDir)) if (file.endsWith('.proto')) copyFileSync(`${protoDir}/${file}`, `${root}dist/src/codec/proto/${file}`);
+// the .proto definitions the protobuf codec loads at start travel with the compiled code
+for (const file of readdirSync(`${root}src/codec/proto`).filter((f) => f.endsWith('.proto'))) {
+  copyFileSync(`${root}src/codec/proto/${file}`, `${root}dist/src/codec/proto/${file}`);
+}
 
 // what /version reports of this build (commit, tree state, time)
 await import('./build-info.mjs');

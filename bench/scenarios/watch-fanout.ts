@@ -48,6 +48,8 @@ interface Run {
   bytesPerSec: number;
   /** the load processes' CPU as a share of the run (100: one core busy), to tell when they are the bottleneck */
   clientCpuPercent: number;
+  /** streams the server ended during the run (clients more than their bound behind) */
+  streamsEnded: number;
 }
 
 interface Load { watchers: number; rate: number; seconds: number; procs: number; forms: StreamForm[]; h2Sessions: number }
@@ -74,7 +76,8 @@ async function runLoad(load: Load, url: string, creds: Credentials, pid: number,
       c.once('message', (m: { open: number }) => r(m));
       c.once('exit', (code) => j(new Error(`watch client exited (${code}) before its streams were open`)));
     })));
-    log(`${ready.reduce((a, m) => a + m.open, 0)} streams open; writing`);
+    const openedStreams = ready.reduce((a, m) => a + m.open, 0);
+    log(`${openedStreams} streams open; writing`);
     for (const c of children) c.send({ t: 'reset' });
     const cpu0 = cpuMsOf(pid);
     const t0 = Date.now();
@@ -124,6 +127,7 @@ async function runLoad(load: Load, url: string, creds: Credentials, pid: number,
       clientCpuMs: Math.round(reports.reduce((a, r) => a + r.cpuMs, 0)), openStreams: reports.reduce((a, r) => a + r.open, 0),
       bytesPerSec: Math.round(reports.reduce((a, r) => a + r.bytes, 0) / elapsed),
       clientCpuPercent: Math.round(reports.reduce((a, r) => a + r.cpuMs, 0) / (elapsed * 10)),
+      streamsEnded: openedStreams - reports.reduce((a, r) => a + r.open, 0),
     };
   } finally {
     await Promise.all(children.map((c) => stopChild(c)));
@@ -209,7 +213,7 @@ export const scenario: Scenario = {
           ratioP99: base ? +(ours.latencyMs.p99 / Math.max(1, base.latencyMs.p99)).toFixed(2) : NaN,
         };
         bySize.push(row);
-        ctx.log(`watch-fanout ${watchers} watchers (${describeLoad(load)}), ${load.rate} writes/s offered: ours ${fmt(ours.eventsPerSec)} events/s (windows ±${fmt(ours.windowEventsPerSec.spreadPct)}%, accepted ${ours.acceptedPerSec} writes/s), p50 ${fmt(ours.latencyMs.p50)} ms p99 ${fmt(ours.latencyMs.p99)} ms, server CPU ${ours.serverCpuPercent}% RSS ${ours.serverRssMiB} MiB, ${fmt(ours.bytesPerSec / 1e6)} MB/s received, clients' CPU ${ours.clientCpuPercent}%; ${base ? `baseline ${fmt(base.eventsPerSec)} events/s p99 ${fmt(base.latencyMs.p99)} ms; ratio ${row.ratioEventsPerSec}` : 'no comparable baseline'}`);
+        ctx.log(`watch-fanout ${watchers} watchers (${describeLoad(load)}), ${load.rate} writes/s offered: ours ${fmt(ours.eventsPerSec)} events/s (windows ±${fmt(ours.windowEventsPerSec.spreadPct)}%, accepted ${ours.acceptedPerSec} writes/s), p50 ${fmt(ours.latencyMs.p50)} ms p99 ${fmt(ours.latencyMs.p99)} ms, server CPU ${ours.serverCpuPercent}% RSS ${ours.serverRssMiB} MiB, ${fmt(ours.bytesPerSec / 1e6)} MB/s received, clients' CPU ${ours.clientCpuPercent}%, ${ours.streamsEnded} streams ended; ${base ? `baseline ${fmt(base.eventsPerSec)} events/s p99 ${fmt(base.latencyMs.p99)} ms; ratio ${row.ratioEventsPerSec}` : 'no comparable baseline'}`);
       } finally {
         await writer.close();
         await server.dispose();

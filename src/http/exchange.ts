@@ -5,15 +5,13 @@
 import { constants as http2Constants, type Http2ServerRequest, type Http2ServerResponse } from 'node:http2';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { parseDuration } from '../config/duration.js';
-import { toYaml } from '../codec/yaml.js';
 import type { UserInfo } from '../auth/user.js';
 import type { AuditCapture } from '../audit/capture.js';
 import type { KObject } from '../api/meta.js';
 import { StoredObject } from '../store/read-model.js';
 import { errors, StatusError } from '../status/status-error.js';
-import { encodeEnvelope } from '../codec/proto/encode.js';
-import { encodeCbor } from '../codec/cbor.js';
 import type { MediaTypeOffer } from '../codec/media-types.js';
+import { jsonText, serializers, type TypeMeta } from '../codec/serializers.js';
 import { listSchemaOf, partialObjectMetadataListSchema, partialObjectMetadataSchema, statusSchema } from '../api/meta.js';
 import type { StructSchema } from '../api/schema.js';
 import { apiVersionOf, type KindDeclaration } from '../api/kind.js';
@@ -26,6 +24,10 @@ import { negotiateResponse, type Negotiated } from './negotiation.js';
 import { warningHeaders } from './warning-header.js';
 import { slices, writeBody, writeSizes, type BodyTarget, type WriteSizes } from './body-writer.js';
 import type { Outlet, OutputBudget } from './output-budget.js';
+
+/** JSON and YAML write a document's own kind and apiVersion: these name nothing on the wire */
+const tableTypeMeta: TypeMeta = { apiVersion: 'meta.k8s.io/v1', kind: 'Table' };
+const documentTypeMeta: TypeMeta = { apiVersion: '', kind: '' };
 
 export interface ExchangeOptions {
   /** the encodings this server offers (by its feature gates) */
@@ -228,21 +230,16 @@ export class Exchange {
   }
 
   private sendTable(status: number, table: TableRequest, objects: readonly Readonly<KObject>[], listMeta: Record<string, unknown>): void {
-    const doc = tableOf(this.kind as KindDeclaration, objects, listMeta, table, this.now);
+    const doc = tableOf(this.kind as KindDeclaration, objects, listMeta, table, this.now) as Record<string, unknown>;
     const n = this.negotiated;
-    this.send(status, n.mediaType, n.encoding === 'yaml' ? toYaml(doc) : jsonText(doc, n.pretty));
+    // a Table is served in JSON and YAML only (negotiation), under the media type asked for
+    this.send(status, n.mediaType, serializers[n.encoding].encode(doc, undefined, tableTypeMeta, n.pretty));
   }
 
   /** A document that carries its own kind and apiVersion, in the negotiated encoding. */
   private sendEncoded(status: number, n: Negotiated, doc: Record<string, unknown>, schema: StructSchema, headers?: Readonly<Record<string, string>>): void {
-    switch (n.encoding) {
-      case 'protobuf':
-        this.send(status, n.mediaType, encodeEnvelope(doc, schema, { apiVersion: String(doc.apiVersion), kind: String(doc.kind) }), headers);
-        return;
-      case 'cbor': this.send(status, 'application/cbor', encodeCbor(doc, schema), headers); return;
-      case 'yaml': this.send(status, n.mediaType, toYaml(doc), headers); return;
-      default: this.send(status, 'application/json', jsonText(doc, n.pretty), headers);
-    }
+    const serializer = serializers[n.encoding];
+    this.send(status, serializer.contentType(n.mediaType), serializer.encode(doc, schema, { apiVersion: String(doc.apiVersion), kind: String(doc.kind) }, n.pretty), headers);
   }
 
   /** Sends an object; stored objects reuse their cached JSON. A conversion applies to every object a verb answers with. */
@@ -262,13 +259,13 @@ export class Exchange {
       this.sendEncoded(status, n, partialObjectMetadataOf(object, conversion), partialObjectMetadataSchema);
       return;
     }
-    if (n.encoding === 'protobuf' && this.kind) {
-      const typeMeta = { apiVersion: object.apiVersion ?? apiVersionOf(this.kind), kind: object.kind ?? this.kind.kind };
-      this.send(status, n.mediaType, encodeEnvelope(object as Record<string, unknown>, this.kind.schema, typeMeta));
+    // protobuf needs the kind's message; without one (an error Status) the answer is JSON
+    if (n.encoding !== 'json' && (n.encoding !== 'protobuf' || this.kind)) {
+      const typeMeta = { apiVersion: object.apiVersion ?? (this.kind ? apiVersionOf(this.kind) : ''), kind: object.kind ?? this.kind?.kind ?? '' };
+      const serializer = serializers[n.encoding];
+      this.send(status, serializer.contentType(n.mediaType), serializer.encode(object as Record<string, unknown>, this.kind?.schema, typeMeta, n.pretty));
       return;
     }
-    if (n.encoding === 'cbor') { this.send(status, 'application/cbor', encodeCbor(object, this.kind?.schema)); return; }
-    if (n.encoding === 'yaml') { this.send(status, n.mediaType, toYaml(object)); return; }
     if (n.pretty) { this.send(status, 'application/json', jsonText(object, true)); return; }
     this.send(status, 'application/json', `${obj instanceof StoredObject ? obj.json : JSON.stringify(obj)}\n`);
   }
@@ -277,8 +274,8 @@ export class Exchange {
   sendDocument(status: number, doc: unknown): void {
     const n = this.negotiated;
     if (this.audit && !this.sent) this.audit.responseObject(status, doc as object);
-    if (n.encoding === 'yaml') this.send(status, n.mediaType, toYaml(doc));
-    else this.send(status, 'application/json', jsonText(doc, n.pretty));
+    const serializer = serializers[n.encoding === 'yaml' ? 'yaml' : 'json'];
+    this.send(status, serializer.contentType(n.mediaType), serializer.encode(doc as Record<string, unknown>, undefined, documentTypeMeta, n.pretty));
   }
 
   /** Sends a list envelope around items' cached JSON, without re-serializing them. */
@@ -293,19 +290,17 @@ export class Exchange {
       this.sendEncoded(200, n, partialObjectMetadataListOf(items.map((i) => i.object), listMeta, conversion), partialObjectMetadataListSchema);
       return;
     }
-    if (n.encoding === 'protobuf' && this.kind) {
-      const list = { metadata: listMeta, items: items.map((i) => i.object) };
-      this.send(200, n.mediaType, encodeEnvelope(list, listSchemaOf(this.kind.schema), { apiVersion, kind: listKind }));
-      return;
-    }
-    if (n.encoding === 'cbor') {
-      const list = { kind: listKind, apiVersion, metadata: listMeta, items: items.map((i) => i.object) };
-      this.send(200, 'application/cbor', encodeCbor(list, this.kind && listSchemaOf(this.kind.schema)));
+    if ((n.encoding === 'protobuf' && this.kind) || n.encoding === 'cbor') {
+      // the binary encodings write the list's own apiVersion/kind from the envelope, not the document
+      const list = n.encoding === 'cbor' ? { kind: listKind, apiVersion, metadata: listMeta, items: items.map((i) => i.object) } : { metadata: listMeta, items: items.map((i) => i.object) };
+      const serializer = serializers[n.encoding];
+      this.send(200, serializer.contentType(n.mediaType), serializer.encode(list, this.kind && listSchemaOf(this.kind.schema), { apiVersion, kind: listKind }, false));
       return;
     }
     if (n.encoding !== 'json' || n.pretty) {
       const list = { kind: listKind, apiVersion, metadata: listMeta, items: items.map((i) => JSON.parse(i.itemJson) as unknown) };
-      this.send(200, n.encoding === 'yaml' ? n.mediaType : 'application/json', n.encoding === 'yaml' ? toYaml(list) : jsonText(list, true));
+      const serializer = serializers[n.encoding === 'yaml' ? 'yaml' : 'json'];
+      this.send(200, serializer.contentType(n.mediaType), serializer.encode(list, undefined, { apiVersion, kind: listKind }, true));
       return;
     }
     const head = `{"kind":${JSON.stringify(listKind)},"apiVersion":${JSON.stringify(apiVersion)},"metadata":${JSON.stringify(listMeta)},"items":[`;
@@ -350,10 +345,6 @@ export class Exchange {
   }
 }
 
-/** JSON as kube-apiserver's serializer writes it: compact with a newline, or indented by two spaces without one. */
-function jsonText(doc: unknown, pretty: boolean): string {
-  return pretty ? JSON.stringify(doc, null, 2) : `${JSON.stringify(doc)}\n`;
-}
 
 /** A JSON list in pieces of about `size` characters, joined from its items' cached JSON. */
 function* jsonListPieces(head: string, items: readonly StoredObject[], size: number): Generator<string> {

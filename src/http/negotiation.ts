@@ -6,6 +6,7 @@
  * pretty output (pretty=1); parameters Kubernetes does not know (charset, type, ...) are ignored.
  */
 import { advertisedMediaTypesOf, type Encoding, type MediaTypeOffer } from '../codec/media-types.js';
+import { serializers } from '../codec/serializers.js';
 import { errors } from '../status/status-error.js';
 
 interface MediaRange { type: string; subtype: string; params: Map<string, string>; q: number }
@@ -68,9 +69,9 @@ export interface Negotiated {
  */
 export interface EndpointRestrictions { conversions: boolean }
 
-/** Whether a serializer can frame a watch stream: every encoding but YAML. */
+/** Whether a serializer can frame a watch stream (every encoding but YAML). */
 export function streams(encoding: Encoding): boolean {
-  return encoding !== 'yaml';
+  return serializers[encoding].stream !== undefined;
 }
 
 /** The options a clause asks for of one offered type, or undefined when the type must be skipped (acceptMediaTypeOptions). */

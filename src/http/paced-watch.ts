@@ -26,6 +26,28 @@ export interface PacedSink extends WatchSink {
   hold(bytes: number): void;
 }
 
+/**
+ * A catch-up built a batch at a time: up to about `maxBytes` of frames, synchronously or once the
+ * encoder pool has them (pinned for `holder`, the stream); an empty batch when it is done.
+ */
+export type CatchUpBatches = (maxBytes: number, holder: SlabHolder) => Frame[] | Promise<Frame[]>;
+
+/** A catch-up of frames built one at a time, batched. */
+export function batchesOf(frames: Iterable<Frame>): CatchUpBatches {
+  const it = frames[Symbol.iterator]();
+  return (maxBytes) => {
+    const batch: Frame[] = [];
+    let bytes = 0;
+    while (bytes < maxBytes) {
+      const next = it.next();
+      if (next.done) break;
+      batch.push(next.value);
+      bytes += next.value.length;
+    }
+    return batch;
+  };
+}
+
 function bytesOf(frames: readonly Frame[]): number {
   let bytes = 0;
   for (const f of frames) bytes += f.length;
@@ -33,8 +55,8 @@ function bytesOf(frames: readonly Frame[]): number {
 }
 
 export class PacedWatch implements WatchSink, SlabHolder {
-  /** the catch-up's frames still to build; undefined once all are written */
-  private catchUp: Iterator<Frame> | undefined;
+  /** the catch-up's batches still to build; undefined once all are written */
+  private catchUp: CatchUpBatches | undefined;
   /** live batches waiting for the catch-up or for room, from `head` on */
   private queue: Array<readonly Frame[]> = [];
   private head = 0;
@@ -44,8 +66,8 @@ export class PacedWatch implements WatchSink, SlabHolder {
   private stop: (() => void) | undefined;
   private readonly stopped = new Promise<false>((resolve) => { this.stop = () => resolve(false); });
 
-  constructor(private readonly sink: PacedSink, catchUp: Iterable<Frame>, private readonly slabs?: SlabTable) {
-    this.catchUp = catchUp[Symbol.iterator]();
+  constructor(private readonly sink: PacedSink, catchUp: Iterable<Frame> | CatchUpBatches, private readonly slabs?: SlabTable) {
+    this.catchUp = typeof catchUp === 'function' ? catchUp : batchesOf(catchUp);
   }
 
   /** Starts writing the catch-up. */
@@ -84,7 +106,7 @@ export class PacedWatch implements WatchSink, SlabHolder {
     this.abort();
   }
 
-  /** Writes the next batch whenever the socket has room; synchronous while it has. */
+  /** Writes the next batch whenever the socket has room; synchronous while it has and nothing is being encoded. */
   private async pump(): Promise<void> {
     if (this.pumping) return;
     this.pumping = true;
@@ -92,8 +114,20 @@ export class PacedWatch implements WatchSink, SlabHolder {
       while (!this.closed && (this.catchUp || this.head < this.queue.length)) {
         if (!this.sink.hasRoom() && (!(await Promise.race([this.sink.room(), this.stopped])) || this.closed)) return;
         if (this.catchUp) {
-          const batch = this.nextCatchUp();
-          if (batch.length > 0) this.sink.write(batch);
+          let batch: Frame[];
+          try {
+            // built here, or by the pool (awaited: only then does this stream wait)
+            const built = this.catchUp(this.sink.batchBytes, this);
+            batch = built instanceof Promise ? await built : built;
+          } catch {
+            // the pool could not encode the catch-up: the client resumes or relists
+            this.abort();
+            return;
+          }
+          if (batch.length === 0) { this.catchUp = undefined; continue; }
+          // closed meanwhile: what the pool pinned for this stream goes with it
+          if (this.closed) { this.slabs?.release(batch, this); return; }
+          this.writeCatchUp(batch);
         } else {
           const batch = this.nextQueued();
           const slabs = this.slabs;
@@ -105,18 +139,13 @@ export class PacedWatch implements WatchSink, SlabHolder {
     }
   }
 
-  /** Up to a batch of catch-up frames, built now. */
-  private nextCatchUp(): Frame[] {
-    const batch: Frame[] = [];
-    let bytes = 0;
-    const it = this.catchUp as Iterator<Frame>;
-    while (bytes < this.sink.batchBytes) {
-      const next = it.next();
-      if (next.done) { this.catchUp = undefined; break; }
-      batch.push(next.value);
-      bytes += next.value.length;
-    }
-    return batch;
+  /**
+   * Writes a catch-up batch. Frames from the encoder pool's slabs come pinned for this stream
+   * (CatchUpBatches given `this` as holder); they are released once the socket took them.
+   */
+  private writeCatchUp(batch: Frame[]): void {
+    const slabs = this.slabs;
+    this.sink.write(batch, slabs && (() => slabs.release(batch, this)));
   }
 
   /** Queued live batches, merged up to a batch (at least one). */

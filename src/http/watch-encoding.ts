@@ -5,20 +5,16 @@
  */
 import { apiVersionOf, type KindDeclaration } from '../api/kind.js';
 import { listSchemaOf, partialObjectMetadataListSchema, statusSchema } from '../api/meta.js';
-import { encodeCbor } from '../codec/cbor.js';
 import { partialObjectMetadataListOf } from '../codec/partial-metadata.js';
-import { encodeEnvelope, encodeWatchFrame } from '../codec/proto/encode.js';
+import { serializers, type Serializer } from '../codec/serializers.js';
 import type { StatusObject } from '../status/status-error.js';
-import { jsonFrame, type Frame, type WatchEncoding } from '../watch/frames.js';
+import type { Frame, WatchEncoding } from '../watch/frames.js';
 import type { WatchRepresentation } from '../watch/shape.js';
 
 /** The ERROR event that ends a stream (a Status is never converted). */
 export function errorFrame(encoding: WatchEncoding, status: StatusObject): Frame {
-  if (encoding === 'protobuf') {
-    return encodeWatchFrame('ERROR', encodeEnvelope(status as unknown as Record<string, unknown>, statusSchema, { apiVersion: 'v1', kind: 'Status' }));
-  }
-  if (encoding === 'cbor') return encodeCbor({ type: 'ERROR', object: status });
-  return jsonFrame('ERROR', JSON.stringify(status));
+  const stream = serializers[encoding].stream as NonNullable<Serializer['stream']>;
+  return stream.frame('ERROR', status as unknown as Record<string, unknown>, statusSchema, { apiVersion: 'v1', kind: 'Status' });
 }
 
 /**
@@ -33,10 +29,8 @@ function listBlueprint(kind: KindDeclaration, encoding: WatchEncoding, represent
     ? { ...partialObjectMetadataListOf([], {}, partial), items: null }
     : { kind: kind.listKind, apiVersion: apiVersionOf(kind), metadata: {}, items: null };
   const schema = partial ? partialObjectMetadataListSchema : listSchemaOf(kind.schema);
-  const bytes = encoding === 'protobuf' ? encodeEnvelope(empty, schema, { apiVersion: String(empty.apiVersion), kind: String(empty.kind) })
-    : encoding === 'cbor' ? encodeCbor(empty, schema)
-      : Buffer.from(`${JSON.stringify(empty)}\n`);
-  return bytes.toString('base64');
+  const bytes = serializers[encoding].encode(empty, schema, { apiVersion: String(empty.apiVersion), kind: String(empty.kind) }, false);
+  return Buffer.from(bytes).toString('base64');
 }
 
 /**

@@ -12,19 +12,20 @@ import type { KObject } from '../api/meta.js';
 import { FieldSelector } from '../api/selection/field-selector.js';
 import type { LabelSelector } from '../api/selection/label-selector.js';
 import { streamMediaTypesOf } from '../codec/media-types.js';
+import { serializers } from '../codec/serializers.js';
 import { partialObjectMetadataListOfObject } from '../codec/partial-metadata.js';
 import { parseResourceVersion, type ObjectStore } from '../resource-store/object-store.js';
-import type { ObjectChange, ReadModel, StoredObject, Table } from '../store/read-model.js';
+import type { ObjectChange, ReadModel, Table } from '../store/read-model.js';
 import { errors, StatusError } from '../status/status-error.js';
 import { poolEncodes } from '../watch/encode-batch.js';
 import { leftSelectorObject, type Frame, type WatchEncoding } from '../watch/frames.js';
 import { shapeOf, watchEncoders, type WatchRepresentation } from '../watch/shape.js';
 import type { IndexTerm } from '../watch/watcher-index.js';
-import type { WatchHub, WatchSpec } from '../watch/watch-hub.js';
+import type { CatchUpItem, WatchHub, WatchSpec } from '../watch/watch-hub.js';
 import type { Exchange } from './exchange.js';
 import type { OutputBudget } from './output-budget.js';
 import { hasRoom, room, writeSizes } from './body-writer.js';
-import { PacedWatch, type PacedSink } from './paced-watch.js';
+import { PacedWatch, type CatchUpBatches, type PacedSink } from './paced-watch.js';
 import { parseWatchQuery, type WatchQuery } from './query.js';
 import type { RequestInfo } from './request-info.js';
 import { errorFrame, initialEventsEndAnnotations } from './watch-encoding.js';
@@ -109,25 +110,44 @@ function indexTermOf(namespace: string | undefined, labels: LabelSelector | unde
   return inNamespace !== undefined ? { by: 'namespace', value: inNamespace } : { by: 'all' };
 }
 
-type FrameOf = (type: 'ADDED' | 'MODIFIED' | 'DELETED', stored: StoredObject) => Frame;
-
-/** Synthetic ADDED events for the objects of a frozen table in [lo, hi), built one at a time. */
-function* initialFrames(table: Table, lo: string | undefined, hi: string, matches: WatchSpec['matches'], frame: FrameOf): Generator<Frame> {
+/** The events of a catch-up, in order, before they are framed. */
+function* initialItems(table: Table, lo: string | undefined, hi: string, matches: WatchSpec['matches']): Generator<CatchUpItem> {
   for (const [key, stored] of table.entries(lo)) {
     if (key >= hi) return;
-    if (matches(stored.object)) yield frame('ADDED', stored);
+    if (matches(stored.object)) yield { type: 'ADDED', stored };
   }
 }
 
-/** Replayed changes, by the same selector rules as live ones, built one at a time. */
-function* replayedFrames(changes: readonly ObjectChange[], pathPrefix: string | undefined, matches: WatchSpec['matches'], frame: FrameOf): Generator<Frame> {
+/** Replayed changes, by the same selector rules as live ones. */
+function* replayedItems(changes: readonly ObjectChange[], pathPrefix: string | undefined, matches: WatchSpec['matches']): Generator<CatchUpItem> {
   for (const c of changes) {
     if (pathPrefix && !c.path.startsWith(pathPrefix)) continue;
     const now = c.type !== 'DELETED' && matches(c.object.object);
     const was = c.previous !== undefined && matches(c.previous.object);
-    if (c.type === 'DELETED') { if (was) yield frame('DELETED', c.object); }
-    else if (now) yield frame(was ? 'MODIFIED' : 'ADDED', c.object);
-    else if (was) yield frame('DELETED', leftSelectorObject(c));
+    if (c.type === 'DELETED') { if (was) yield { type: 'DELETED', stored: c.object }; }
+    else if (now) yield { type: was ? 'MODIFIED' : 'ADDED', stored: c.object };
+    else if (was) yield { type: 'DELETED', stored: leftSelectorObject(c) };
+  }
+}
+
+/**
+ * A catch-up's events framed a batch at a time, as the client takes them: by the encoder pool for
+ * a pooled watch, else on this thread (both shared across watchers, see WatchHub).
+ */
+function framedBatches(items: Iterable<CatchUpItem>, spec: WatchPlan['spec'], hub: WatchHub): CatchUpBatches {
+  const it = items[Symbol.iterator]();
+  return (maxBytes, holder) => {
+    const batch: CatchUpItem[] = [];
+    // sized by the objects' JSON: close enough for every encoding to keep batches near a window
+    for (let bytes = 0; bytes < maxBytes;) {
+      const next = it.next();
+      if (next.done) break;
+      batch.push(next.value);
+      bytes += next.value.stored.json.length;
+    }
+    if (batch.length === 0) return [];
+    if (spec.shape) return hub.catchUpPooled(batch, spec, holder);
+    return batch.map((i) => hub.catchUpFrame(i.type, i.stored, spec));
   }
 }
 
@@ -136,23 +156,22 @@ function* replayedFrames(changes: readonly ObjectChange[], pathPrefix: string | 
  * the table, or the changes since a revision. What they cover is fixed now; the frames themselves
  * are built as the client takes them, so a client that never reads costs a window of them.
  */
-function catchUp(plan: WatchPlan, deps: WatchDeps): { frames: Iterable<Frame>; expired?: Frame } {
+function catchUp(plan: WatchPlan, deps: WatchDeps): { frames: CatchUpBatches; expired?: Frame } {
   const rm = deps.readModel;
   const { matches } = plan.spec;
-  const frame: FrameOf = (type, stored) => deps.hub.catchUpFrame(type, stored, plan.spec);
   if (plan.initialEvents) {
     const { table } = rm.snapshot(plan.store.table);
     const lo = plan.namespace ? `${plan.namespace}/` : undefined;
     const hi = plan.namespace ? `${plan.namespace}0` : '\uffff';
-    return { frames: initialFrames(table, lo, hi, matches, frame) };
+    return { frames: framedBatches(initialItems(table, lo, hi, matches), plan.spec, deps.hub) };
   }
   const from = plan.requested ?? rm.revision;
   const changes = deps.hub.changeLog.since(from, plan.store.table);
   if (!changes) {
     const status = errors.expired(`too old resource version: ${from} (${deps.hub.changeLog.floor + 1})`).toStatus();
-    return { frames: [], expired: errorFrame(plan.spec.encoding, status) };
+    return { frames: () => [], expired: errorFrame(plan.spec.encoding, status) };
   }
-  return { frames: replayedFrames(changes, plan.spec.pathPrefix, matches, frame) };
+  return { frames: framedBatches(replayedItems(changes, plan.spec.pathPrefix, matches), plan.spec, deps.hub) };
 }
 
 /**
@@ -303,14 +322,15 @@ export function webSocketTransport(ws: WebSocket, output: OutputBudget, binary: 
 export async function serveWatch(ex: Exchange, info: RequestInfo, kind: KindDeclaration, store: ObjectStore, deps: WatchDeps): Promise<void> {
   const n = ex.negotiated;
   // the stream serializer of the negotiated type: YAML has none
-  if (n.encoding === 'yaml') throw errors.notAcceptable(streamMediaTypesOf(ex.offered));
+  const stream = serializers[n.encoding].stream;
+  if (!stream) throw errors.notAcceptable(streamMediaTypesOf(ex.offered));
   const table = ex.tableRequest();
   let representation: WatchRepresentation | undefined;
   if (table) representation = { as: 'Table', table };
   else if (n.conversion?.kind === 'PartialObjectMetadata') representation = { as: 'PartialObjectMetadata', gv: n.conversion };
   // each event is one object: kube-apiserver cannot encode it as a list either, and breaks the stream
   else if (n.conversion?.kind === 'PartialObjectMetadataList') throw partialObjectMetadataListOfObject(kind);
-  const plan = planWatch(ex.query, info, kind, store, deps, n.encoding, representation);
-  const contentType = n.encoding === 'protobuf' ? `${n.mediaType};stream=watch` : n.encoding === 'cbor' ? 'application/cbor-seq' : 'application/json';
-  await runWatch(plan, httpTransport(ex, contentType), deps);
+  // an encoding with a stream serializer is a watch encoding
+  const plan = planWatch(ex.query, info, kind, store, deps, n.encoding as WatchEncoding, representation);
+  await runWatch(plan, httpTransport(ex, stream.contentType(n.mediaType)), deps);
 }

@@ -7,13 +7,14 @@
  */
 import { apiVersionOf, type KindDeclaration } from '../api/kind.js';
 import { partialObjectMetadataSchema, type KObject } from '../api/meta.js';
-import { s, type StructSchema } from '../api/schema.js';
-import { encodeCbor } from '../codec/cbor.js';
 import { partialObjectMetadataOf, type MetaGroupVersion } from '../codec/partial-metadata.js';
 import { encodeEnvelope } from '../codec/proto/encode.js';
+import { serializers, type Serializer } from '../codec/serializers.js';
 import { tableOf, type TableRequest } from '../codec/table.js';
 import type { WatchEncoding, WatchView } from './frames.js';
 import type { WatchSpec } from './watch-hub.js';
+
+const cborStream = serializers.cbor.stream as NonNullable<Serializer['stream']>;
 
 export type WatchEncoders = Pick<WatchSpec, 'typeMeta' | 'encoding' | 'envelope' | 'view' | 'cbor'>;
 
@@ -38,15 +39,6 @@ export interface WatchShape {
 export type WatchRepresentation =
   | { as: 'Table'; table: TableRequest }
   | { as: 'PartialObjectMetadata'; gv: MetaGroupVersion };
-
-const watchEventSchemas = new WeakMap<StructSchema, StructSchema>();
-
-/** WatchEvent {type, object} around a message, so CBOR knows the object's byte fields. */
-function watchEventSchemaOf(object: StructSchema): StructSchema {
-  let schema = watchEventSchemas.get(object);
-  if (!schema) watchEventSchemas.set(object, (schema = s.struct('WatchEvent', { type: s.string(), object })));
-  return schema;
-}
 
 /** A stored object as a declaration that is not the storage version serves it (an alias group, another version). */
 export interface VersionView { object(stored: Readonly<KObject>): Readonly<KObject> }
@@ -102,7 +94,7 @@ export function watchEncoders(kind: EncodedKind, encoding: WatchEncoding, repres
   return {
     typeMeta, encoding, view,
     envelope: encoding === 'protobuf' ? (o) => encodeEnvelope(convert(o), schema, envelopeTypeMeta) : undefined,
-    cbor: encoding === 'cbor' ? (type, o) => encodeCbor({ type, object: convert(o) }, watchEventSchemaOf(schema)) : undefined,
+    cbor: encoding === 'cbor' ? (type, o) => cborStream.frame(type, convert(o), schema, envelopeTypeMeta) as Buffer : undefined,
   };
 }
 

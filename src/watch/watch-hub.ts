@@ -19,6 +19,7 @@ import {
 import type { WatchShape } from './shape.js';
 import { WatcherIndex, type IndexedObject, type IndexTerm } from './watcher-index.js';
 import { CatchUpFrames } from './catch-up-frames.js';
+import type { SlabHolder } from './slabs.js';
 
 /** Where a watch's bytes go: an HTTP response, a WebSocket. */
 export interface WatchSink {
@@ -62,6 +63,9 @@ export interface WatchSpec {
   /** what the watcher index files it under (default: all of the resource's changes reach it) */
   indexTerm?: IndexTerm;
 }
+
+/** One event a new watcher catches up with. */
+export interface CatchUpItem { type: 'ADDED' | 'MODIFIED' | 'DELETED'; stored: StoredObject }
 
 /** What the watcher index reads of an object version. */
 function indexed(stored: StoredObject): IndexedObject {
@@ -167,7 +171,9 @@ export class WatchHub {
   /** pooled deliveries, chained so they reach watchers in commit order however the pool finishes */
   private pooledDeliveries: Promise<void> = Promise.resolve();
   /** frames of object versions that new watchers caught up on, shared */
-  private readonly catchUpFrames = new CatchUpFrames(catchUpCacheBytes);
+  private readonly catchUpFrames: CatchUpFrames;
+  /** catch-up frames the pool is encoding now, so watchers starting together ask for each once */
+  private readonly catchUpInFlight = new Map<StoredObject, Map<string, Promise<Frame>>>();
   /** changes committed since the last round took its share: the next round sends them together */
   private pending: ObjectChange[] = [];
   private roundActive = false;
@@ -182,6 +188,7 @@ export class WatchHub {
 
   constructor(private readonly readModel: ReadModel, readonly changeLog: ChangeLog, readonly encoders: EncoderPool, private readonly options: WatchHubOptions) {
     this.received = this.delivered = readModel.revision;
+    this.catchUpFrames = new CatchUpFrames(catchUpCacheBytes, encoders.slabs);
     readModel.onChange((changes) => this.receive(changes));
     this.ticker = setInterval(() => this.bookmarks(), Math.min(1000, options.bookmarkIntervalMs));
     this.ticker.unref();
@@ -294,7 +301,7 @@ export class WatchHub {
         table = task.tables[c.resource] = {
           shapes: entries.map((e) => e.shape),
           filtered: entries.some((e) => e.filtered > 0),
-          kind: this.encoders.kindData(c.resource),
+          kind: this.kindDataOf(c.resource),
         };
         shapeIndex.set(c.resource, new Map(entries.map((e, i) => [e.shape.key, i])));
       }
@@ -304,6 +311,8 @@ export class WatchHub {
       });
     }
     const encoded = this.encoders.encode(task);
+    // a failure is handled where the chain reaches it, not reported as unhandled before
+    encoded.catch(() => undefined);
     this.pooledDeliveries = this.pooledDeliveries.then(() => encoded).then((batch) => new Promise<void>((done) => {
       const touched = new Set<Watcher>();
       try {
@@ -318,10 +327,19 @@ export class WatchHub {
         throw err;
       }
       this.flushSliced([...touched], () => { batch.release(); done(); });
-    }), () => {
-      // an encoding failure ends the pooled streams of these resources: clients resume and relist
+    })).catch(() => {
+      // a failure to encode or deliver ends the pooled streams of these resources: clients resume and relist
       for (const change of changes) for (const w of [...this.byResource.get(change.resource)?.all() ?? []]) if (pooled(w.spec)) w.close();
     });
+  }
+
+  /** A table's storage kind for a task; none (the worker then fails the batch) when the registry no longer stores it. */
+  private kindDataOf(table: string): EncodeTask['tables'][string]['kind'] {
+    try {
+      return this.encoders.kindData(table);
+    } catch {
+      return undefined;
+    }
   }
 
   /** Flushes streams a slice per macrotask (requests are served between slices), then calls `then`. */
@@ -361,6 +379,55 @@ export class WatchHub {
   catchUpFrame(type: 'ADDED' | 'MODIFIED' | 'DELETED', stored: StoredObject, spec: Omit<WatchSpec, 'startRevision'>): Frame {
     if (spec.view && !spec.view.perObject) return inlineFrame(spec, type, stored);
     return this.catchUpFrames.get(stored, `${spec.encoding}|${spec.view?.key ?? ''}|${type}`, () => inlineFrame(spec, type, stored));
+  }
+
+  /**
+   * Catch-up frames of a pooled watch, encoded by the pool once per object version, shape and
+   * event type, and shared by every watcher that catches up with them (and by those asking while
+   * they are being encoded). The frames come pinned for `holder`, which releases them once its
+   * socket took them (nothing can free their slab in between).
+   */
+  async catchUpPooled(items: readonly CatchUpItem[], spec: Omit<WatchSpec, 'startRevision'>, holder: SlabHolder): Promise<Frame[]> {
+    const shape = spec.shape as WatchShape;
+    const out: Array<Frame | Promise<Frame>> = [];
+    const misses: number[] = [];
+    items.forEach((item, i) => {
+      const key = `${shape.key}|${item.type}`;
+      const frame = this.catchUpFrames.peek(item.stored, key) ?? this.catchUpInFlight.get(item.stored)?.get(key);
+      if (frame) out[i] = frame;
+      else misses.push(i);
+    });
+    if (misses.length > 0) {
+      const task: EncodeTask = {
+        changes: misses.map((i) => ({ resource: spec.resource, type: items[i].type, revision: items[i].stored.revision, object: items[i].stored.json })),
+        tables: { [spec.resource]: { shapes: [shape], filtered: false, kind: this.kindDataOf(spec.resource) } },
+      };
+      const encoded = this.encoders.encode(task);
+      misses.forEach((i, n) => {
+        const { stored, type } = items[i];
+        const key = `${shape.key}|${type}`;
+        const frame = encoded.then((batch) => {
+          const f = batch.frame(n, 0, type);
+          if (!f) throw new Error(`the encoder pool sent no ${type} frame for ${shape.key}`);
+          this.catchUpFrames.put(stored, key, f);
+          return f;
+        });
+        frame.catch(() => undefined).finally(() => {
+          const inFlight = this.catchUpInFlight.get(stored);
+          inFlight?.delete(key);
+          if (inFlight?.size === 0) this.catchUpInFlight.delete(stored);
+        });
+        let inFlight = this.catchUpInFlight.get(stored);
+        if (!inFlight) this.catchUpInFlight.set(stored, (inFlight = new Map()));
+        inFlight.set(key, frame);
+        out[i] = frame;
+      });
+      // the cache pins what it keeps; the batch's own pin ends once every frame is in it
+      void encoded.then((batch) => Promise.allSettled(misses.map((i) => out[i])).then(() => batch.release()), () => undefined);
+    }
+    const frames = await Promise.all(out);
+    this.encoders.slabs.retain(frames, holder);
+    return frames;
   }
 
   private bookmarks(): void {

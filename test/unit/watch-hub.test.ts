@@ -203,6 +203,24 @@ describe('WatchHub fan-out', () => {
     assert.equal(JSON.parse(hub.catchUpFrame('ADDED', stored, table) as string).object.kind, 'Table');
   });
 
+  it('encodes catch-up frames in the pool once per object version and shape, shared by watchers starting together', async () => {
+    const readModel = new ReadModel({ revision: 1, compactRevision: 0, items: [] });
+    const pool = countingPool();
+    const hub = new WatchHub(readModel, new ChangeLog(1, 60_000), pool as unknown as EncoderPool, { maxBufferedBytes: 1 << 20, bookmarkIntervalMs: 60_000 });
+    const objects = ['a', 'b', 'c'].map((n, i) => new StoredObject(JSON.parse(sa(n)), 2 + i));
+    const items = objects.map((stored) => ({ type: 'ADDED' as const, stored }));
+    const holder = { cut: () => assert.fail('not cut') };
+    const [first, second] = await Promise.all([hub.catchUpPooled(items, spec('protobuf'), holder), hub.catchUpPooled(items, spec('protobuf'), holder)]);
+    assert.equal(pool.calls, 1, 'the second watcher waited for the first one\'s encoding');
+    assert.equal(pool.objects, 3);
+    first.forEach((f, i) => assert.equal(second[i], f, 'the same bytes, shared'));
+    const third = await hub.catchUpPooled(items, spec('protobuf'), holder);
+    assert.equal(pool.calls, 1, 'kept for watchers that start later');
+    assert.deepEqual(third.map((f) => Buffer.from(f)), objects.map((o) => Buffer.from(hub.catchUpFrame('ADDED', o, { ...spec('protobuf'), shape: undefined }) as Uint8Array)),
+      'the bytes the front thread would have written');
+    await hub.closeAll();
+  });
+
   it('never sends a bookmark older than the watch\'s start (a watch from a future version)', async () => {
     const readModel = new ReadModel({ revision: 1, compactRevision: 0, items: [] });
     const hub = new WatchHub(readModel, new ChangeLog(1, 60_000), countingPool() as unknown as EncoderPool, { maxBufferedBytes: 1 << 20, bookmarkIntervalMs: 60_000 });

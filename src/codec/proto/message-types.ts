@@ -11,13 +11,15 @@
  *   - a list inside a map or list is a message of its items at field 1 (authentication's ExtraValue);
  *   - Time / MicroTime and FieldsV1 / RawExtension are runtime.proto's Time and RawExtension.
  */
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import protobuf from 'protobufjs';
 import type { Schema, StructSchema } from '../../api/schema.js';
 import { ProtobufError } from './errors.js';
 
-// copied beside this module by the build (scripts/build.mjs)
-const runtimeProto = readFileSync(new URL('./runtime.proto', import.meta.url), 'utf8');
+// beside this module in dist/ (scripts/build.mjs copies it there, so a server runs from dist/
+// alone), else in the source tree (a bare `tsc -b` build)
+const besideModule = new URL('./runtime.proto', import.meta.url);
+const runtimeProto = readFileSync(existsSync(besideModule) ? besideModule : new URL('../../../../src/codec/proto/runtime.proto', import.meta.url), 'utf8');
 const runtimeRoot = protobuf.parse(runtimeProto, { keepCase: true }).root;
 
 export const runtimeTypes = {
