@@ -121,7 +121,7 @@ export class ResourceHandler {
     const rv = ex.query.get('resourceVersion');
     if (!rv) return ex.sendObject(200, await store.getLatest(namespace, name));
     if (rv !== '0') await store.waitForRevision(parseResourceVersion(rv));
-    ex.sendObject(200, store.get(namespace, name));
+    ex.sendObject(200, await store.read(namespace, name));
   }
 
   private async list(ex: Exchange, store: ObjectStore, kind: KindDeclaration, namespace: string | undefined): Promise<void> {

@@ -66,6 +66,10 @@ export function planWatch(query: URLSearchParams, info: RequestInfo, kind: KindD
     q.fieldSelector = FieldSelector.parse(q.fieldSelector && !q.fieldSelector.empty ? `${q.fieldSelector.toString()},${byName}` : byName);
   }
   store.checkFieldSelector(q.fieldSelector);
+  if (store.view.needsPreparation) {
+    // watch frames are built synchronously in the fan-out; a webhook's round trip has no place there yet
+    throw errors.badRequest(`watch is not supported for ${kind.group}/${kind.version} ${kind.resource}: its objects are converted by a webhook; watch the storage version`);
+  }
   const rv = q.resourceVersion;
   const version = store.view;
   // selectors see objects as this declaration serves them
