@@ -170,7 +170,7 @@ export class ListReader {
 
     if (name !== undefined && (namespace || !this.kind.namespaced) && !source.start) {
       const stored = table.get(this.kind.namespaced ? `${namespace}/${name}` : name);
-      if (stored) await view.prepare([stored]);
+      if (stored && view.needsPreparation) await view.prepare([stored]);
       const one = stored && view.of(stored);
       if (one && this.matches(one.object, q.labelSelector, q.fieldSelector)) items.push(one);
       return { revision: source.revision, items };

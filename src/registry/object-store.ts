@@ -64,7 +64,7 @@ export class ObjectStore {
   private async currentPrepared(namespace: string | undefined, name: string): Promise<{ stored: StoredObject; served: StoredObject } | undefined> {
     const stored = this.deps.readModel.get(this.table, this.path(namespace, name));
     if (!stored) return undefined;
-    await this.view.prepare([stored]);
+    if (this.view.needsPreparation) await this.view.prepare([stored]);
     return { stored, served: this.view.of(stored) };
   }
 
@@ -94,7 +94,7 @@ export class ObjectStore {
     const found = (await this.reader.storageRead(key, current.revision)).find((item) => item.key === key);
     const object = found && tableOf([found]).get(this.path(namespace, name));
     if (!object) throw errors.notFound(this.groupResource, name);
-    await this.view.prepare([object]);
+    if (this.view.needsPreparation) await this.view.prepare([object]);
     return this.view.of(object);
   }
 
@@ -155,7 +155,7 @@ export class ObjectStore {
       if (op === 'create') delete out.metadata.resourceVersion;
       return new StoredObject(out, 0);
     }
-    await this.view.prepareServed(obj);
+    if (this.view.needsPreparation) await this.view.prepareServed(obj);
     const stored = this.toStored(obj);
     // stored with an empty resourceVersion in place: the commit's revision is spliced into the served JSON.
     // metadata's resourceVersion precedes every user-controlled string, so the first match is that field.
@@ -166,7 +166,7 @@ export class ObjectStore {
     const result = await this.deps.writer.submit({ op, key: this.key(obj.metadata.namespace, obj.metadata.name as string), value: value ?? JSON.stringify(stored), expectedRevision, ttlMs: this.ttl() }, stored);
     if (!result.ok) return result;
     const committed = this.deps.readModel.get(this.table, path);
-    if (committed) await this.view.prepare([committed]);
+    if (committed && this.view.needsPreparation) await this.view.prepare([committed]);
     return committed ? this.view.of(committed) : new StoredObject(obj, result.revision);
   }
 
@@ -299,7 +299,7 @@ export class ObjectStore {
   /** Writes an update, or deletes the object when the update removed its last finalizer. */
   private async writeUpdate(next: KObject, current: StoredObject, ctx: WriteContext): Promise<StoredObject | WriteFailure> {
     // serialized once: to see a no-op update (which writes nothing), then as the value committed
-    await this.view.prepareServed(next);
+    if (this.view.needsPreparation) await this.view.prepareServed(next);
     const serialized = JSON.stringify(this.toStored(next));
     if (serialized === current.json) return this.view.of(current);
     const meta = next.metadata;
