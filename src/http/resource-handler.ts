@@ -22,7 +22,7 @@ import { header, readBody, type Exchange } from './exchange.js';
 import { negotiateBody } from './negotiation.js';
 import { deleteOptionsFrom, parseBoolParam, parseListQuery, parseWriteQuery } from './query.js';
 import type { RequestInfo } from './request-info.js';
-import { planWatch, runWatch, serveWatch, webSocketTransport, type WatchDeps } from './watch-handler.js';
+import { planWatch, runWatch, servedTransport, serveWatch, webSocketTransport, type WatchDeps } from './watch-handler.js';
 import { VirtualCreates, type VirtualCreateDeps } from './virtual-create.js';
 import type { WebSocket } from 'ws';
 
@@ -101,7 +101,8 @@ export class ResourceHandler {
     if (kind.namespaced && info.name && !info.namespace) throw errors.pathNotFound();
     checkPathNames(info);
     const plan = planWatch(query, info, kind, this.deps.stores.of(kind), this.deps, 'json');
-    return (ws) => runWatch(plan, webSocketTransport(ws, this.deps.output), this.deps);
+    const store = this.deps.stores.of(kind);
+    return (ws) => runWatch(plan, servedTransport(kind, store, webSocketTransport(ws, this.deps.output)), this.deps);
   }
 
   private writeContext(ex: Exchange, manager: string | undefined, dryRun: boolean): WriteContext {

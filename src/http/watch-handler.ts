@@ -7,12 +7,13 @@
  */
 import type { ServerResponse } from 'node:http';
 import type { WebSocket } from 'ws';
-import type { KindDeclaration } from '../api/kind.js';
+import { apiVersionOf, type KindDeclaration } from '../api/kind.js';
 import type { KObject } from '../api/meta.js';
 import { FieldSelector } from '../api/selection/field-selector.js';
 import { streamMediaTypesOf } from '../codec/media-types.js';
 import { partialObjectMetadataListOfObject } from '../codec/partial-metadata.js';
 import { parseResourceVersion, type ObjectStore } from '../registry/object-store.js';
+import { ObjectView } from '../registry/object-view.js';
 import type { ObjectChange, ReadModel, StoredObject, Table } from '../store/read-model.js';
 import { errors, StatusError } from '../status/status-error.js';
 import { leftSelectorObject, type Frame, type WatchEncoding } from '../watch/frames.js';
@@ -21,6 +22,7 @@ import type { Exchange } from './exchange.js';
 import type { OutputBudget } from './output-budget.js';
 import { hasRoom, room, writeSizes } from './body-writer.js';
 import { PacedWatch, type PacedSink } from './paced-watch.js';
+import { convertingTransport } from './converting-watch.js';
 import { parseWatchQuery, type WatchQuery } from './query.js';
 import type { RequestInfo } from './request-info.js';
 import { errorFrame, initialEventsEndAnnotations, watchEncoders, type WatchRepresentation } from './watch-encoding.js';
@@ -66,12 +68,13 @@ export function planWatch(query: URLSearchParams, info: RequestInfo, kind: KindD
     q.fieldSelector = FieldSelector.parse(q.fieldSelector && !q.fieldSelector.empty ? `${q.fieldSelector.toString()},${byName}` : byName);
   }
   store.checkFieldSelector(q.fieldSelector);
-  if (store.view.needsPreparation) {
-    // watch frames are built synchronously in the fan-out; a webhook's round trip has no place there yet
-    throw errors.badRequest(`watch is not supported for ${kind.group}/${kind.version} ${kind.resource}: its objects are converted by a webhook; watch the storage version`);
-  }
   const rv = q.resourceVersion;
-  const version = store.view;
+  // a version converted by webhook is watched as the storage version, its frames converted on the way out (converting-watch.ts)
+  const converted = store.view.needsPreparation;
+  if (converted && (encoding !== 'json' || representation)) {
+    throw errors.notAcceptable(['application/json']);
+  }
+  const version = converted ? new ObjectView(undefined) : store.view;
   // selectors see objects as this declaration serves them
   const matches = (o: Readonly<KObject>) =>
     (!namespace || o.metadata.namespace === namespace) && store.matches(version.object(o), q.labelSelector, q.fieldSelector);
@@ -291,5 +294,16 @@ export async function serveWatch(ex: Exchange, info: RequestInfo, kind: KindDecl
   else if (n.conversion?.kind === 'PartialObjectMetadataList') throw partialObjectMetadataListOfObject(kind);
   const plan = planWatch(ex.query, info, kind, store, deps, n.encoding, representation);
   const contentType = n.encoding === 'protobuf' ? `${n.mediaType};stream=watch` : n.encoding === 'cbor' ? 'application/cbor-seq' : 'application/json';
-  await runWatch(plan, httpTransport(ex, contentType), deps);
+  await runWatch(plan, servedTransport(kind, store, httpTransport(ex, contentType)), deps);
+}
+
+/** The transport itself, or for a version converted by webhook, one that converts its frames first. */
+export function servedTransport(kind: KindDeclaration, store: ObjectStore, transport: WatchTransport): WatchTransport {
+  const conversion = kind.conversion;
+  if (!store.view.needsPreparation || !conversion?.prepare) return transport;
+  const prepare = conversion.prepare.bind(conversion);
+  return convertingTransport(transport, async (objects) => {
+    await prepare(objects, 'fromStorage');
+    return objects.map((o) => conversion.fromStorage(o));
+  }, apiVersionOf(kind));
 }

@@ -12,8 +12,29 @@ import { waitEstablished } from '../support/crds.js';
 import { servingCert, testCa } from '../support/certs.js';
 import { startInProcess, type InProcessServer } from '../support/in-process.js';
 import { request, type TestServer } from '../support/server.js';
+import { request as httpsRequest } from 'node:https';
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
+
+/** The JSON lines of a watch until `until` holds (or 10 s pass). */
+function watchLines(server: TestServer, path: string, until: (lines: any[]) => boolean): Promise<any[]> {
+  return new Promise((resolve, reject) => {
+    const lines: any[] = [];
+    const req = httpsRequest(`${server.url}${path}`, { ca: server.admin.ca, cert: server.admin.cert, key: server.admin.key, agent: false }, (res) => {
+      let rest = '';
+      const timer = setTimeout(() => { req.destroy(); reject(new Error(`watch saw only ${JSON.stringify(lines)}`)); }, 10_000);
+      res.on('data', (c: Buffer) => {
+        rest += c.toString('utf8');
+        const parts = rest.split('\n');
+        rest = parts.pop() ?? '';
+        for (const p of parts) if (p) lines.push(JSON.parse(p));
+        if (until(lines)) { clearTimeout(timer); req.destroy(); resolve(lines); }
+      });
+    });
+    req.on('error', () => { /* destroyed on purpose */ });
+    req.end();
+  });
+}
 
 /** v1 says spec.hostPort "host:port"; v2 says spec.host and spec.port. */
 function convert(obj: any, to: string): any {
@@ -114,12 +135,19 @@ describe('conversion webhook', () => {
     assert.deepEqual((await request(server, '/apis/conv.example.com/v1/endpoints/b')).json.spec, { hostPort: 'web:9090' });
   });
 
-  it('refuses watches of the webhook-converted version (a documented gap), serving them on the storage version', async () => {
-    const res = await request(server, '/apis/conv.example.com/v2/endpoints?watch=1&timeoutSeconds=1');
-    assert.equal(res.status, 400, res.body);
-    const storage = await request(server, '/apis/conv.example.com/v1/endpoints?watch=1&timeoutSeconds=1');
-    assert.equal(storage.status, 200);
-    assert.match(storage.body, /"type":"ADDED"/);
+  it('watches the webhook-converted version: initial events and changes converted, bookmarks renamed', async () => {
+    const seen = watchLines(server, '/apis/conv.example.com/v2/endpoints?watch=1&allowWatchBookmarks=true&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&timeoutSeconds=5',
+      (lines) => lines.some((l) => l.type === 'MODIFIED' && l.object.metadata.name === 'a'));
+    await new Promise((r) => setTimeout(r, 300));
+    const patched = await request(server, '/apis/conv.example.com/v1/endpoints/a', { method: 'PATCH', body: { spec: { hostPort: 'db:6543' } }, headers: { 'content-type': 'application/merge-patch+json' } });
+    assert.equal(patched.status, 200, patched.body);
+    const lines = await seen;
+    const added = lines.filter((l) => l.type === 'ADDED').map((l) => [l.object.apiVersion, l.object.metadata.name, l.object.spec]);
+    assert.deepEqual(added.find((a) => a[1] === 'a'), ['conv.example.com/v2', 'a', { host: 'db', port: 5432 }]);
+    const bookmark = lines.find((l) => l.type === 'BOOKMARK');
+    assert.equal(bookmark?.object.apiVersion, 'conv.example.com/v2');
+    const modified = lines.find((l) => l.type === 'MODIFIED');
+    assert.deepEqual([modified.object.apiVersion, modified.object.spec], ['conv.example.com/v2', { host: 'db', port: 6543 }]);
   });
 
   it('answers 500 with Kubernetes\' wording when the webhook fails', async () => {
