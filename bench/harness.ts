@@ -216,6 +216,8 @@ export type Op = 'create' | 'get' | 'update' | 'delete';
 
 export interface PhaseSpec {
   op: Op;
+  /** what is written and read: ServiceAccounts (default) or the custom resource of bench/scenarios/custom-resources */
+  object?: 'ServiceAccount' | 'Widget';
   namespace: string;
   /** objects are named objectName(prefix, index) */
   prefix: string;
@@ -323,6 +325,13 @@ export function serviceAccountBody(name: string, index: number, extraLabels: Rec
     metadata: { name, labels: { app: 'bench', shard: String(index % 16), ...extraLabels } },
     secrets: [{ name: `token-${index}` }],
   });
+}
+
+/** The custom resource bench/scenarios/custom-resources writes: a 20-field spec its CRD validates with 3 CEL rules. */
+export function widgetBody(name: string, index: number, extraLabels: Record<string, string> = {}): string {
+  const spec: Record<string, unknown> = { replicas: 1 + (index % 5), minReplicas: 1, maxReplicas: 10, mode: 'fast', owner: `team-${index % 7}` };
+  for (let f = 0; f < 15; f++) spec[`field${f}`] = `value-${index}-${f}`;
+  return JSON.stringify({ apiVersion: 'bench.example.com/v1', kind: 'Widget', metadata: { name, labels: { app: 'bench', ...extraLabels } }, spec });
 }
 
 // ---------------------------------------------------------------------------------------------

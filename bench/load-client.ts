@@ -5,7 +5,7 @@
  * are drained and only the status is checked, so the client spends as little CPU as it can.
  */
 import { Agent, request, type RequestOptions } from 'node:https';
-import { expectedStatus, objectName, serviceAccountBody, type Op, type PhaseReport, type PhaseSpec } from './harness.js';
+import { expectedStatus, objectName, serviceAccountBody, widgetBody, type Op, type PhaseReport, type PhaseSpec } from './harness.js';
 
 /** `cert`/`key` empty: no client certificate; `headers`: sent with every request (a bearer token) */
 interface Start { t: 'start'; url: string; ca: string; cert: string; key: string; headers?: Record<string, string> }
@@ -37,7 +37,9 @@ function once(options: RequestOptions, body: string | undefined): Promise<{ stat
 
 async function runPhase(spec: PhaseSpec): Promise<PhaseReport> {
   if (!agent || !base) throw new Error('phase before start');
-  const collection = `/api/v1/namespaces/${spec.namespace}/serviceaccounts`;
+  const widgets = spec.object === 'Widget';
+  const collection = widgets ? `/apis/bench.example.com/v1/namespaces/${spec.namespace}/widgets` : `/api/v1/namespaces/${spec.namespace}/serviceaccounts`;
+  const bodyOf = widgets ? widgetBody : serviceAccountBody;
   const method = methods[spec.op];
   const latencies = new Float64Array(spec.count);
   const firstErrors: string[] = [];
@@ -50,8 +52,8 @@ async function runPhase(spec: PhaseSpec): Promise<PhaseReport> {
       const k = next++;
       const i = spec.from + k;
       const name = objectName(spec.prefix, i);
-      const body = spec.op === 'create' ? serviceAccountBody(name, i)
-        : spec.op === 'update' ? serviceAccountBody(name, i, { rev: '2' }) : undefined;
+      const body = spec.op === 'create' ? bodyOf(name, i)
+        : spec.op === 'update' ? bodyOf(name, i, { rev: '2' }) : undefined;
       const options: RequestOptions = {
         hostname: base!.hostname, port: base!.port, agent, method,
         path: spec.op === 'create' ? collection : `${collection}/${name}`,

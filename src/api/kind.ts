@@ -27,6 +27,11 @@ export interface StrategyContext {
 export interface Conversion {
   fromStorage(stored: KObject): KObject;
   toStorage(served: KObject): KObject;
+  /**
+   * A conversion that calls out (a CRD's conversion webhook) converts batches ahead of use:
+   * `fromStorage` / `toStorage` then answer for the objects prepared, from what it converted.
+   */
+  prepare?(objects: readonly KObject[], direction: 'fromStorage' | 'toStorage'): Promise<void>;
 }
 
 /** What a create served without storage (a review, a token request) is answered with. */

@@ -38,6 +38,17 @@ const scale = s.struct('CustomResourceSubresourceScale', {
 }, 'CustomResourceSubresourceScale defines how to serve the scale subresource for CustomResources.');
 scale.required = ['specReplicasPath', 'statusReplicasPath'];
 
+const serviceReference = s.struct('ServiceReference', {
+  namespace: s.string('namespace is the namespace of the service.'),
+  name: s.string('name is the name of the service.'),
+  path: s.string('path is an optional URL path at which the webhook will be contacted.'),
+  port: s.int32('port is an optional service port at which the webhook will be contacted.'),
+}, 'service is a reference to the service for this webhook.');
+serviceReference.required = ['namespace', 'name'];
+
+const selectableField = s.struct('SelectableField', { jsonPath: s.string('jsonPath is a simple JSON path which is evaluated against each custom resource to produce a field selector value.') }, 'SelectableField specifies the JSON path of a field that may be used with field selectors.');
+selectableField.required = ['jsonPath'];
+
 const version = s.struct('CustomResourceDefinitionVersion', {
   name: s.string('name is the version name, e.g. “v1”, “v2beta1”, etc.'),
   served: s.boolean('served is a flag enabling/disabling this version from being served via REST APIs'),
@@ -52,23 +63,35 @@ const version = s.struct('CustomResourceDefinitionVersion', {
     scale,
   }, 'subresources specify what subresources this version of the defined custom resource have.'),
   additionalPrinterColumns: s.atomicList(printerColumn, 'additionalPrinterColumns specifies additional columns returned in Table output.'),
-  selectableFields: s.atomicList(s.struct('SelectableField', { jsonPath: s.string('jsonPath is a simple JSON path which is evaluated against each custom resource to produce a field selector value.') }, 'SelectableField specifies the JSON path of a field that may be used with field selectors.'), 'selectableFields specifies paths to fields that may be used as field selectors.'),
+  selectableFields: s.atomicList(selectableField, 'selectableFields specifies paths to fields that may be used as field selectors.'),
 }, 'CustomResourceDefinitionVersion describes a version for CRD.');
 version.required = ['name', 'served', 'storage'];
 
 const webhookConversion = s.struct('WebhookConversion', {
   clientConfig: s.struct('WebhookClientConfig', {
     url: s.string('url gives the location of the webhook, in standard URL form (`scheme://host:port/path`).'),
-    service: s.struct('ServiceReference', {
-      namespace: s.string('namespace is the namespace of the service.'),
-      name: s.string('name is the name of the service.'),
-      path: s.string('path is an optional URL path at which the webhook will be contacted.'),
-      port: s.int32('port is an optional service port at which the webhook will be contacted.'),
-    }, 'service is a reference to the service for this webhook.'),
+    service: serviceReference,
     caBundle: s.bytes('caBundle is a PEM encoded CA bundle which will be used to validate the webhook\'s server certificate.'),
   }, 'clientConfig is the instructions for how to call the webhook if strategy is `Webhook`.'),
   conversionReviewVersions: s.atomicList(s.string(), 'conversionReviewVersions is an ordered list of preferred `ConversionReview` versions the Webhook expects.'),
 }, 'webhook describes how to call the conversion webhook.');
+webhookConversion.required = ['conversionReviewVersions'];
+
+const conversion = s.struct('CustomResourceConversion', {
+  strategy: s.string('strategy specifies how custom resources are converted between versions. Allowed values are: - `"None"`: The converter only change the apiVersion and would not touch any other field in the custom resource. - `"Webhook"`: API Server will call to an external webhook to do the conversion.'),
+  webhook: webhookConversion,
+}, 'conversion defines conversion settings for the CRD.');
+conversion.required = ['strategy'];
+
+const spec = s.struct('CustomResourceDefinitionSpec', {
+  group: s.string('group is the API group of the defined custom resource.'),
+  names,
+  scope: s.string('scope indicates whether the defined custom resource is cluster- or namespace-scoped. Allowed values are `Cluster` and `Namespaced`.'),
+  versions: s.atomicList(version, 'versions is the list of all API versions of the defined custom resource.'),
+  conversion,
+  preserveUnknownFields: s.boolean('preserveUnknownFields indicates that object fields which are not specified in the OpenAPI schema should be preserved when persisting to storage.'),
+}, 'spec describes how the user wants the resources to appear');
+spec.required = ['group', 'names', 'scope', 'versions'];
 
 const condition = s.struct('CustomResourceDefinitionCondition', {
   type: s.string('type is the type of the condition. Types include Established, NamesAccepted and Terminating.'),
@@ -80,17 +103,7 @@ const condition = s.struct('CustomResourceDefinitionCondition', {
 condition.required = ['type', 'status'];
 
 const crdSchema = s.struct('CustomResourceDefinition', typeAndMeta({
-  spec: s.struct('CustomResourceDefinitionSpec', {
-    group: s.string('group is the API group of the defined custom resource.'),
-    names,
-    scope: s.string('scope indicates whether the defined custom resource is cluster- or namespace-scoped. Allowed values are `Cluster` and `Namespaced`.'),
-    versions: s.atomicList(version, 'versions is the list of all API versions of the defined custom resource.'),
-    conversion: s.struct('CustomResourceConversion', {
-      strategy: s.string('strategy specifies how custom resources are converted between versions. Allowed values are: - `"None"`: The converter only change the apiVersion and would not touch any other field in the custom resource. - `"Webhook"`: API Server will call to an external webhook to do the conversion.'),
-      webhook: webhookConversion,
-    }, 'conversion defines conversion settings for the CRD.'),
-    preserveUnknownFields: s.boolean('preserveUnknownFields indicates that object fields which are not specified in the OpenAPI schema should be preserved when persisting to storage.'),
-  }, 'spec describes how the user wants the resources to appear'),
+  spec,
   status: s.struct('CustomResourceDefinitionStatus', {
     conditions: s.mapList(condition, ['type'], 'conditions indicate state for particular aspects of a CustomResourceDefinition'),
     acceptedNames: names,
@@ -133,6 +146,8 @@ export const crdKind: KindDeclaration = {
   resource: 'customresourcedefinitions', singular: 'customresourcedefinition', shortNames: ['crd', 'crds'],
   categories: ['api-extensions'], namespaced: false, verbs: allVerbs,
   schema: crdSchema,
+  // the schema document (JSONSchemaProps) has no protobuf form here: JSON, YAML and CBOR only
+  protobuf: false,
   nameRule: 'dns1123Subdomain',
   returnDeletedObject: true,
   allowCreateOnUpdate: false,

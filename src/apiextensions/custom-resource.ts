@@ -21,6 +21,7 @@ import { fieldNameOf, parseJsonPath, valueAt } from './json-path.js';
 import { printerColumns } from './printer-columns.js';
 import { compareVersionPriority } from './version-priority.js';
 import { RuleValidator } from './cel/rule-validator.js';
+import { ConversionWebhook, webhookConversion } from './conversion-webhook.js';
 import { scaleSubresource } from './scale.js';
 import { scaleKind } from '../api/autoscaling/scale.js';
 
@@ -55,7 +56,7 @@ function specOf(obj: Readonly<KObject>, withStatus: boolean): string {
   return JSON.stringify(withStatus ? rest : { ...rest, status: _s });
 }
 
-function declarationOf(crd: CrdObject, v: CrdVersion, index: number, storageVersion: string): KindDeclaration | undefined {
+function declarationOf(crd: CrdObject, v: CrdVersion, index: number, storageVersion: string, webhook: ConversionWebhook | undefined): KindDeclaration | undefined {
   const { schema: structural } = versionSchema(v, `spec.versions[${index}]`);
   if (!structural) return undefined;
   const { group, names } = crd.spec;
@@ -79,7 +80,9 @@ function declarationOf(crd: CrdObject, v: CrdVersion, index: number, storageVers
   if (v.name !== storageVersion) {
     const storedApiVersion = `${group}/${storageVersion}`;
     storage = { group, resource: names.plural };
-    conversion = { fromStorage: (o) => defaulted(o, apiVersion), toStorage: (o) => ({ ...o, apiVersion: storedApiVersion }) };
+    conversion = webhook
+      ? webhookConversion(webhook, apiVersion, storedApiVersion, (o) => defaulted(o, apiVersion))
+      : { fromStorage: (o) => defaulted(o, apiVersion), toStorage: (o) => ({ ...o, apiVersion: storedApiVersion }) };
   } else if (defaults) {
     // objects stored before a default existed are defaulted when read
     conversion = { fromStorage: (o) => defaulted(o, apiVersion), toStorage: (o) => o };
@@ -160,9 +163,11 @@ export function declarationsOf(crd: CrdObject): KindDeclaration[] {
     .map((v, i) => ({ v, i }))
     .filter(({ v }) => v.served)
     .sort((a, b) => compareVersionPriority(a.v.name, b.v.name));
+  const conversion = crd.spec.conversion;
+  const webhook = conversion?.strategy === 'Webhook' ? new ConversionWebhook(conversion.webhook?.clientConfig, `${crd.spec.group}/${storageVersion}, Kind=${crd.spec.names.kind}`) : undefined;
   const out: KindDeclaration[] = [];
   for (const { v, i } of served) {
-    const decl = declarationOf(crd, v, i, storageVersion);
+    const decl = declarationOf(crd, v, i, storageVersion, webhook);
     if (decl) out.push(decl);
   }
   return out;

@@ -282,6 +282,8 @@ export class Exchange {
   sendList(listKind: string, apiVersion: string, listMeta: Record<string, unknown>, items: readonly StoredObject[]): void {
     const n = this.negotiated;
     if (this.audit && !this.sent) this.audit.responseList(200, listKind, apiVersion, listMeta, items);
+    // items of built-in lists carry no kind or apiVersion; unstructured ones (custom resources) do, as in Kubernetes
+    const itemText = this.kind?.decodeUnstructured ? (i: StoredObject) => i.json : (i: StoredObject) => i.itemJson;
     const conversion = n.conversion;
     if (conversion && this.kind) {
       const table = this.tableRequest();
@@ -298,7 +300,7 @@ export class Exchange {
       return;
     }
     if (n.encoding !== 'json' || n.pretty) {
-      const list = { kind: listKind, apiVersion, metadata: listMeta, items: items.map((i) => JSON.parse(i.itemJson) as unknown) };
+      const list = { kind: listKind, apiVersion, metadata: listMeta, items: items.map((i) => JSON.parse(itemText(i)) as unknown) };
       const serializer = serializers[n.encoding === 'yaml' ? 'yaml' : 'json'];
       this.send(200, serializer.contentType(n.mediaType), serializer.encode(list, undefined, { apiVersion, kind: listKind }, true));
       return;
@@ -306,15 +308,15 @@ export class Exchange {
     const head = `{"kind":${JSON.stringify(listKind)},"apiVersion":${JSON.stringify(apiVersion)},"metadata":${JSON.stringify(listMeta)},"items":[`;
     const sizes = this.writeSizes();
     let chars = head.length + 3;
-    for (const item of items) chars += item.itemJson.length + 1;
+    for (const item of items) chars += itemText(item).length + 1;
     if (chars > sizes.chunk && !this.sent) {
       // streamed from the items' cached JSON: the whole body is never built, and a client that
       // does not read holds one window of it
-      this.stream(200, this.headers(n.mediaType), jsonListPieces(head, items, sizes.chunk), this.compresses(chars), sizes);
+      this.stream(200, this.headers(n.mediaType), jsonListPieces(head, items, sizes.chunk, itemText), this.compresses(chars), sizes);
       return;
     }
     const parts = new Array<string>(items.length);
-    for (let i = 0; i < items.length; i++) parts[i] = items[i].itemJson;
+    for (let i = 0; i < items.length; i++) parts[i] = itemText(items[i]);
     this.send(200, n.mediaType, `${head}${parts.join(',')}]}\n`);
   }
 
@@ -347,11 +349,11 @@ export class Exchange {
 
 
 /** A JSON list in pieces of about `size` characters, joined from its items' cached JSON. */
-function* jsonListPieces(head: string, items: readonly StoredObject[], size: number): Generator<string> {
+function* jsonListPieces(head: string, items: readonly StoredObject[], size: number, itemText: (item: StoredObject) => string): Generator<string> {
   let parts: string[] = [head];
   let length = head.length;
   for (let i = 0; i < items.length; i++) {
-    const json = items[i].itemJson;
+    const json = itemText(items[i]);
     if (i > 0) parts.push(',');
     parts.push(json);
     length += json.length + 1;

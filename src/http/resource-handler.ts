@@ -22,7 +22,7 @@ import { header, readBody, type Exchange } from './exchange.js';
 import { negotiateBody } from './negotiation.js';
 import { deleteOptionsFrom, parseBoolParam, parseListQuery, parseWriteQuery } from './query.js';
 import type { RequestInfo } from './request-info.js';
-import { planWatch, runWatch, serveWatch, webSocketTransport, type WatchDeps } from './watch-handler.js';
+import { planWatch, runWatch, servedTransport, serveWatch, webSocketTransport, type WatchDeps } from './watch-handler.js';
 import { VirtualCreates, type VirtualCreateDeps } from './virtual-create.js';
 import type { WebSocket } from 'ws';
 
@@ -101,7 +101,8 @@ export class ResourceHandler {
     if (kind.namespaced && info.name && !info.namespace) throw errors.pathNotFound();
     checkPathNames(info);
     const plan = planWatch(query, info, kind, this.deps.stores.of(kind), this.deps, 'json');
-    return (ws) => runWatch(plan, webSocketTransport(ws, this.deps.output, plan.spec.encoding !== 'json'), this.deps);
+    const store = this.deps.stores.of(kind);
+    return (ws) => runWatch(plan, servedTransport(kind, store, webSocketTransport(ws, this.deps.output, plan.spec.encoding !== 'json')), this.deps);
   }
 
   private writeContext(ex: Exchange, manager: string | undefined, dryRun: boolean): WriteContext {
@@ -121,7 +122,7 @@ export class ResourceHandler {
     const rv = ex.query.get('resourceVersion');
     if (!rv) return ex.sendObject(200, await store.getLatest(namespace, name));
     if (rv !== '0') await store.waitForRevision(parseResourceVersion(rv));
-    ex.sendObject(200, store.get(namespace, name));
+    ex.sendObject(200, await store.read(namespace, name));
   }
 
   private async list(ex: Exchange, store: ObjectStore, kind: KindDeclaration, namespace: string | undefined): Promise<void> {

@@ -7,7 +7,7 @@
  */
 import type { ServerResponse } from 'node:http';
 import type { WebSocket } from 'ws';
-import type { KindDeclaration } from '../api/kind.js';
+import { apiVersionOf, type KindDeclaration } from '../api/kind.js';
 import type { KObject } from '../api/meta.js';
 import { FieldSelector } from '../api/selection/field-selector.js';
 import type { LabelSelector } from '../api/selection/label-selector.js';
@@ -15,6 +15,7 @@ import { streamMediaTypesOf } from '../codec/media-types.js';
 import { serializers } from '../codec/serializers.js';
 import { partialObjectMetadataListOfObject } from '../codec/partial-metadata.js';
 import { parseResourceVersion, type ObjectStore } from '../resource-store/object-store.js';
+import { ObjectView } from '../resource-store/object-view.js';
 import type { ObjectChange, ReadModel, Table } from '../store/read-model.js';
 import { errors, StatusError } from '../status/status-error.js';
 import { poolEncodes } from '../watch/encode-batch.js';
@@ -26,6 +27,7 @@ import type { Exchange } from './exchange.js';
 import type { OutputBudget } from './output-budget.js';
 import { hasRoom, room, writeSizes } from './body-writer.js';
 import { PacedWatch, type CatchUpBatches, type PacedSink } from './paced-watch.js';
+import { convertingTransport } from './converting-watch.js';
 import { parseWatchQuery, type WatchQuery } from './query.js';
 import type { RequestInfo } from './request-info.js';
 import { errorFrame, initialEventsEndAnnotations } from './watch-encoding.js';
@@ -72,7 +74,12 @@ export function planWatch(query: URLSearchParams, info: RequestInfo, kind: KindD
   }
   store.checkFieldSelector(q.fieldSelector);
   const rv = q.resourceVersion;
-  const version = store.view;
+  // a version converted by webhook is watched as the storage version, its frames converted on the way out (converting-watch.ts)
+  const converted = store.view.needsPreparation;
+  if (converted && (encoding !== 'json' || representation)) {
+    throw errors.notAcceptable(['application/json']);
+  }
+  const version = converted ? new ObjectView(undefined) : store.view;
   // selectors see objects as this declaration serves them
   const matches = (o: Readonly<KObject>) =>
     (!namespace || o.metadata.namespace === namespace) && store.matches(version.object(o), q.labelSelector, q.fieldSelector);
@@ -332,5 +339,16 @@ export async function serveWatch(ex: Exchange, info: RequestInfo, kind: KindDecl
   else if (n.conversion?.kind === 'PartialObjectMetadataList') throw partialObjectMetadataListOfObject(kind);
   // an encoding with a stream serializer is a watch encoding
   const plan = planWatch(ex.query, info, kind, store, deps, n.encoding as WatchEncoding, representation);
-  await runWatch(plan, httpTransport(ex, stream.contentType(n.mediaType)), deps);
+  await runWatch(plan, servedTransport(kind, store, httpTransport(ex, stream.contentType(n.mediaType))), deps);
+}
+
+/** The transport itself, or for a version converted by webhook, one that converts its frames first. */
+export function servedTransport(kind: KindDeclaration, store: ObjectStore, transport: WatchTransport): WatchTransport {
+  const conversion = kind.conversion;
+  if (!store.view.needsPreparation || !conversion?.prepare) return transport;
+  const prepare = conversion.prepare.bind(conversion);
+  return convertingTransport(transport, async (objects) => {
+    await prepare(objects, 'fromStorage');
+    return objects.map((o) => conversion.fromStorage(o));
+  }, apiVersionOf(kind));
 }

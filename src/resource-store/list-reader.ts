@@ -170,12 +170,19 @@ export class ListReader {
 
     if (name !== undefined && (namespace || !this.kind.namespaced) && !source.start) {
       const stored = table.get(this.kind.namespaced ? `${namespace}/${name}` : name);
+      if (stored && view.needsPreparation) await view.prepare([stored]);
       const one = stored && view.of(stored);
       if (one && this.matches(one.object, q.labelSelector, q.fieldSelector)) items.push(one);
       return { revision: source.revision, items };
     }
 
     const from = source.start ?? lo;
+    if (view.needsPreparation) {
+      // a webhook converts the whole range in one review: selectors see converted objects
+      const range: StoredObject[] = [];
+      table.forRange(from ?? table.minKey() ?? '', hi ?? '\uffff', false, (_k, stored) => { range.push(stored); });
+      await view.prepare(range);
+    }
     let next: string | undefined;
     table.forRange(from ?? table.minKey() ?? '', hi ?? '\uffff', false, (k, stored) => {
       const v = view.of(stored);

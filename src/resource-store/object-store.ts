@@ -60,6 +60,21 @@ export class ObjectStore {
     return stored && { stored, served: this.view.of(stored) };
   }
 
+  /** `current`, converted first when the view's conversion calls out (a webhook). */
+  private async currentPrepared(namespace: string | undefined, name: string): Promise<{ stored: StoredObject; served: StoredObject } | undefined> {
+    const stored = this.deps.readModel.get(this.table, this.path(namespace, name));
+    if (!stored) return undefined;
+    if (this.view.needsPreparation) await this.view.prepare([stored]);
+    return { stored, served: this.view.of(stored) };
+  }
+
+  /** GET of a given resourceVersion: the cached object, converted (asynchronously, for a webhook). */
+  async read(namespace: string | undefined, name: string): Promise<StoredObject> {
+    const found = await this.currentPrepared(namespace, name);
+    if (!found) throw errors.notFound(this.groupResource, name);
+    return found.served;
+  }
+
   // ---- reads ---------------------------------------------------------------------------------
 
   get(namespace: string | undefined, name: string): StoredObject {
@@ -74,11 +89,12 @@ export class ObjectStore {
    */
   async getLatest(namespace: string | undefined, name: string): Promise<StoredObject> {
     const current = await this.reader.currentRevision();
-    if (current.cacheCurrent) return this.get(namespace, name);
+    if (current.cacheCurrent) return this.read(namespace, name);
     const key = this.key(namespace, name);
     const found = (await this.reader.storageRead(key, current.revision)).find((item) => item.key === key);
     const object = found && tableOf([found]).get(this.path(namespace, name));
     if (!object) throw errors.notFound(this.groupResource, name);
+    if (this.view.needsPreparation) await this.view.prepare([object]);
     return this.view.of(object);
   }
 
@@ -139,6 +155,7 @@ export class ObjectStore {
       if (op === 'create') delete out.metadata.resourceVersion;
       return new StoredObject(out, 0);
     }
+    if (this.view.needsPreparation) await this.view.prepareServed(obj);
     const stored = this.toStored(obj);
     // stored with an empty resourceVersion in place: the commit's revision is spliced into the served JSON.
     // metadata's resourceVersion precedes every user-controlled string, so the first match is that field.
@@ -149,6 +166,7 @@ export class ObjectStore {
     const result = await this.deps.writer.submit({ op, key: this.key(obj.metadata.namespace, obj.metadata.name as string), value: value ?? JSON.stringify(stored), expectedRevision, ttlMs: this.ttl() }, stored);
     if (!result.ok) return result;
     const committed = this.deps.readModel.get(this.table, path);
+    if (committed && this.view.needsPreparation) await this.view.prepare([committed]);
     return committed ? this.view.of(committed) : new StoredObject(obj, result.revision);
   }
 
@@ -173,7 +191,7 @@ export class ObjectStore {
    */
   private async guaranteedUpdate<T>(namespace: string | undefined, name: string, ctx: WriteContext, attempt: (current: { stored: StoredObject; served: StoredObject } | undefined) => Promise<UpdateStep<T>>): Promise<T> {
     for (let i = 0; i < maxWriteAttempts; i++) {
-      const current = this.current(namespace, name);
+      const current = await this.currentPrepared(namespace, name);
       const step = await attempt(current);
       if ('answer' in step) return step.answer;
       if (!current) throw errors.notFound(this.groupResource, name);
@@ -281,6 +299,7 @@ export class ObjectStore {
   /** Writes an update, or deletes the object when the update removed its last finalizer. */
   private async writeUpdate(next: KObject, current: StoredObject, ctx: WriteContext): Promise<StoredObject | WriteFailure> {
     // serialized once: to see a no-op update (which writes nothing), then as the value committed
+    if (this.view.needsPreparation) await this.view.prepareServed(next);
     const serialized = JSON.stringify(this.toStored(next));
     if (serialized === current.json) return this.view.of(current);
     const meta = next.metadata;
@@ -298,7 +317,7 @@ export class ObjectStore {
 
   async delete(namespace: string | undefined, name: string, options: DeleteOptions, ctx: WriteContext): Promise<DeleteOutcome> {
     for (let attempt = 0; attempt < maxWriteAttempts; attempt++) {
-      const found = this.current(namespace, name);
+      const found = await this.currentPrepared(namespace, name);
       if (!found) throw errors.notFound(this.groupResource, name);
       const { stored } = found;
       const obj = found.served.object;

@@ -36,6 +36,19 @@ export class ObjectView {
     return served;
   }
 
+  /** True when the conversion calls out: objects must be prepared before they are converted. */
+  get needsPreparation(): boolean { return this.conversion?.prepare !== undefined; }
+
+  /** Converts stored objects ahead (a webhook's batch), so that `of` and `object` answer for them. */
+  async prepare(stored: readonly StoredObject[]): Promise<void> {
+    if (this.conversion?.prepare && stored.length > 0) await this.conversion.prepare(stored.map((s) => s.object), 'fromStorage');
+  }
+
+  /** Converts a served object to storage ahead, so that `toStorage` answers for it. */
+  async prepareServed(served: KObject): Promise<void> {
+    if (this.conversion?.prepare) await this.conversion.prepare([served], 'toStorage');
+  }
+
   /** The storage representation of a served object. */
   toStorage(served: KObject): KObject {
     return this.conversion ? this.conversion.toStorage(served) : served;

@@ -116,6 +116,9 @@ describe('CustomResourceDefinitions', () => {
     assert.equal(strict.json.message, 'Widget in version "v1" cannot be handled as a Widget: strict decoding error: unknown field "spec.bogus"');
     const got = await request(server, `${base}/one`);
     assert.equal(got.json.kind, 'Widget');
+    // items of unstructured lists keep their kind and apiVersion, as Kubernetes' do
+    const listed = await request(server, base);
+    assert.deepEqual([listed.json.kind, listed.json.items[0].kind, listed.json.items[0].apiVersion], ['WidgetList', 'Widget', 'stable.example.com/v1']);
   });
 
   it('refuses objects that violate the schema with 422 and causes', async () => {

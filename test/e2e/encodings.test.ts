@@ -226,8 +226,9 @@ describe('wire encodings', () => {
   });
 
   describe('every kind round-trips through every encoding', () => {
-    // kinds answered without storage (reviews) cannot be read back
-    for (const kind of builtinKinds.filter((k) => !k.virtualCreate)) {
+    // kinds answered without storage (reviews) cannot be read back; kinds without a protobuf form
+    // (CustomResourceDefinitions, whose status a controller writes at once: test/e2e/crd.test.ts) are not in every encoding
+    for (const kind of builtinKinds.filter((k) => !k.virtualCreate && k.protobuf !== false)) {
       for (const sent of ['json', 'yaml', 'protobuf', 'cbor']) {
         it(`${kind.resource}: created in ${sent}, read back identically in every encoding`, async () => {
           const sample = structuredClone(samples[kind.group ? `${kind.resource}.${kind.group}` : kind.resource]);

@@ -32,6 +32,7 @@ const namespaceVerbs = ['create', 'delete', 'get', 'list', 'patch', 'update', 'w
 const eventsGroupVersion = { groupVersion: 'events.orch.io/v1', version: 'v1' };
 const authGroupVersion = { groupVersion: 'authentication.orch.io/v1', version: 'v1' };
 const coordinationGroupVersion = { groupVersion: 'coordination.orch.io/v1', version: 'v1' };
+const apiextensionsGroupVersion = { groupVersion: 'apiextensions.orch.io/v1', version: 'v1' };
 const authzGroupVersion = { groupVersion: 'authorization.orch.io/v1', version: 'v1' };
 const rbacGroupVersion = { groupVersion: 'rbac.authorization.orch.io/v1', version: 'v1' };
 const flowcontrolGroupVersion = { groupVersion: 'flowcontrol.apiserver.orch.io/v1', version: 'v1' };
@@ -50,6 +51,7 @@ describe('legacy discovery', () => {
       kind: 'APIGroupList',
       apiVersion: 'v1',
       groups: [
+        { name: 'apiextensions.orch.io', versions: [apiextensionsGroupVersion], preferredVersion: apiextensionsGroupVersion },
         { name: 'authentication.orch.io', versions: [authGroupVersion], preferredVersion: authGroupVersion },
         { name: 'authorization.orch.io', versions: [authzGroupVersion], preferredVersion: authzGroupVersion },
         { name: 'coordination.orch.io', versions: [coordinationGroupVersion], preferredVersion: coordinationGroupVersion },
@@ -204,7 +206,18 @@ describe('aggregated discovery', () => {
       kind: 'APIGroupDiscoveryList',
       apiVersion: 'apidiscovery.orch.io/v2',
       metadata: {},
-      items: [...['authentication.orch.io'].map((name) => ({
+      items: [{
+        metadata: { name: 'apiextensions.orch.io', creationTimestamp: null },
+        versions: [{
+          version: 'v1',
+          resources: [{
+            resource: 'customresourcedefinitions', responseKind: { group: '', version: '', kind: 'CustomResourceDefinition' }, scope: 'Cluster',
+            singularResource: 'customresourcedefinition', verbs: allVerbs, shortNames: ['crd', 'crds'], categories: ['api-extensions'],
+            subresources: [{ subresource: 'status', responseKind: { group: '', version: '', kind: 'CustomResourceDefinition' }, verbs: ['get', 'patch', 'update'] }],
+          }],
+          freshness: 'Current',
+        }],
+      }, ...['authentication.orch.io'].map((name) => ({
         metadata: { name, creationTimestamp: null },
         versions: [{
           version: 'v1',
@@ -289,8 +302,8 @@ describe('aggregated discovery', () => {
   });
 
   it('refuses a subresource it has no verbs for', () => {
-    const scaled: KindDeclaration = { ...secretKind, subresources: { scale: (submitted) => submitted } };
-    assert.throws(() => aggregatedDiscovery(new ApiRegistry([scaled]), 'api'), /no discovery verbs declared for subresource "scale"/);
+    const scaled: KindDeclaration = { ...secretKind, subresources: { resize: (submitted) => submitted } };
+    assert.throws(() => aggregatedDiscovery(new ApiRegistry([scaled]), 'api'), /no discovery verbs declared for subresource "resize"/);
   });
 });
 

@@ -27,7 +27,7 @@ const meta = 'io.orch.apimachinery.pkg.apis.meta.v1';
 const saName = 'io.orch.api.core.v1.ServiceAccount';
 const saGvk = { group: '', kind: 'ServiceAccount', version: 'v1' };
 const indexKeys = [
-  'api', 'api/v1', 'apis', 'apis/authentication.orch.io', 'apis/authentication.orch.io/v1',
+  'api', 'api/v1', 'apis', 'apis/apiextensions.orch.io', 'apis/apiextensions.orch.io/v1', 'apis/authentication.orch.io', 'apis/authentication.orch.io/v1',
   'apis/authorization.orch.io', 'apis/authorization.orch.io/v1', 'apis/coordination.orch.io', 'apis/coordination.orch.io/v1', 'apis/events.orch.io', 'apis/events.orch.io/v1',
   'apis/flowcontrol.apiserver.orch.io', 'apis/flowcontrol.apiserver.orch.io/v1',
   'apis/rbac.authorization.orch.io', 'apis/rbac.authorization.orch.io/v1',
@@ -111,7 +111,7 @@ describe('definitions (v2)', () => {
     assert.deepEqual(ext(v2.definitions[`${meta}.Status`], 'group-version-kind'), [{ group: '', kind: 'Status', version: 'v1' }]);
     for (const kind of ['DeleteOptions', 'WatchEvent']) {
       assert.deepEqual(ext(v2.definitions[`${meta}.${kind}`], 'group-version-kind'), [
-        { group: '', kind, version: 'v1' }, { group: 'authentication.orch.io', kind, version: 'v1' },
+        { group: '', kind, version: 'v1' }, { group: 'apiextensions.orch.io', kind, version: 'v1' }, { group: 'authentication.orch.io', kind, version: 'v1' },
         { group: 'authorization.orch.io', kind, version: 'v1' }, { group: 'coordination.orch.io', kind, version: 'v1' }, { group: 'events.orch.io', kind, version: 'v1' },
         { group: 'flowcontrol.apiserver.orch.io', kind, version: 'v1' },
         { group: 'rbac.authorization.orch.io', kind, version: 'v1' },
@@ -135,6 +135,19 @@ describe('definitions (v2)', () => {
       'io.orch.api.coordination.v1.LeaseSpec': undefined,
       'io.orch.api.events.v1.Event': ['eventTime'], 'io.orch.api.events.v1.EventList': ['items'],
       'io.orch.api.events.v1.EventSeries': ['count', 'lastObservedTime'],
+      'io.orch.api.apiextensions.v1.CustomResourceDefinition': ['spec'], 'io.orch.api.apiextensions.v1.CustomResourceDefinitionList': ['items'],
+      'io.orch.api.apiextensions.v1.CustomResourceDefinitionSpec': ['group', 'names', 'scope', 'versions'],
+      'io.orch.api.apiextensions.v1.CustomResourceDefinitionNames': ['plural', 'kind'],
+      'io.orch.api.apiextensions.v1.CustomResourceDefinitionVersion': ['name', 'served', 'storage'],
+      'io.orch.api.apiextensions.v1.CustomResourceValidation': undefined, 'io.orch.api.apiextensions.v1.CustomResourceSubresources': undefined,
+      'io.orch.api.apiextensions.v1.CustomResourceSubresourceStatus': undefined,
+      'io.orch.api.apiextensions.v1.CustomResourceSubresourceScale': ['specReplicasPath', 'statusReplicasPath'],
+      'io.orch.api.apiextensions.v1.CustomResourceColumnDefinition': ['name', 'type', 'jsonPath'],
+      'io.orch.api.apiextensions.v1.SelectableField': ['jsonPath'],
+      'io.orch.api.apiextensions.v1.CustomResourceConversion': ['strategy'], 'io.orch.api.apiextensions.v1.WebhookConversion': ['conversionReviewVersions'],
+      'io.orch.api.apiextensions.v1.WebhookClientConfig': undefined, 'io.orch.api.apiextensions.v1.ServiceReference': ['namespace', 'name'],
+      'io.orch.api.apiextensions.v1.CustomResourceDefinitionStatus': undefined,
+      'io.orch.api.apiextensions.v1.CustomResourceDefinitionCondition': ['type', 'status'],
       'io.orch.api.authentication.v1.BoundObjectReference': undefined,
       'io.orch.api.authentication.v1.SelfSubjectReview': undefined, 'io.orch.api.authentication.v1.SelfSubjectReviewStatus': undefined,
       'io.orch.api.authentication.v1.TokenRequest': ['spec'], 'io.orch.api.authentication.v1.TokenRequestSpec': ['audiences'],

@@ -178,7 +178,7 @@ function protobufError(fn: () => unknown): string {
 // ---- tests ----------------------------------------------------------------------------------------
 
 describe('protobuf field numbers', () => {
-  it('number every field of every builtin kind, except the top-level TypeMeta', () => {
+  it('number every field of every builtin kind served in Protobuf, except the top-level TypeMeta', () => {
     const missing: string[] = [];
     const visit = (schema: Schema, path: string, top: boolean): void => {
       if (schema.type === 'list') return visit(schema.items, `${path}[]`, false);
@@ -190,7 +190,8 @@ describe('protobuf field numbers', () => {
         visit(field, `${path}.${name}`, false);
       }
     };
-    for (const kind of builtinKinds) visit(kind.schema, kind.kind, true);
+    // kinds declared `protobuf: false` (CustomResourceDefinition) are served in JSON, YAML and CBOR only
+    for (const kind of builtinKinds.filter((k) => k.protobuf !== false)) visit(kind.schema, kind.kind, true);
     assert.deepEqual(missing, []);
   });
 });
@@ -203,8 +204,8 @@ describe('protobuf round trip', () => {
     });
   }
 
-  it('a minimal object of each kind', () => {
-    for (const kind of builtinKinds) roundTrip(kind, { metadata: { name: 'x' } });
+  it('a minimal object of each kind served in Protobuf', () => {
+    for (const kind of builtinKinds.filter((k) => k.protobuf !== false)) roundTrip(kind, { metadata: { name: 'x' } });
   });
 
   it('writes pointer fields only when set and keeps their zero values (LeaseSpec)', () => {

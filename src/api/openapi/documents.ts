@@ -19,7 +19,13 @@ const patchMediaTypes = ['application/json-patch+json', 'application/merge-patch
 const info = { title: 'Kubernetes', version: 'v1.32.0' };
 const bearerToken = { description: 'Bearer Token authentication', in: 'header', name: 'authorization', type: 'apiKey' };
 
-const paramKey = (param: Param): string => JSON.stringify(param);
+/** A parameter's identity for sharing it on the path item; computed once per parameter (many CRDs: many path items). */
+const paramKeys = new WeakMap<Param, string>();
+function paramKey(param: Param): string {
+  let key = paramKeys.get(param);
+  if (key === undefined) paramKeys.set(param, (key = JSON.stringify(param)));
+  return key;
+}
 
 function renderParam(param: Param, d: Dialect): Json {
   const type = d === v2 ? { type: param.type, uniqueItems: true } : { schema: { type: param.type, uniqueItems: true } };
@@ -87,11 +93,27 @@ function operationV3(op: Operation, params: readonly Param[]): Json {
   };
 }
 
-interface Model { catalog: Catalog; paths: PathEntry[] }
+interface Model {
+  catalog: Catalog;
+  paths: PathEntry[];
+  /** the registry generation this model was built from */
+  generation: number;
+  /** derived once per model, shared by every document built from it (hundreds with many CRDs) */
+  v3Definitions?: Json;
+  pathsByDoc?: Map<string, PathEntry[]>;
+  v3Documents: Map<string, object | undefined>;
+}
+
+/** The last model built for each registry: every document of one generation is built from one catalog. */
+const models = new WeakMap<ApiRegistry, Model>();
 
 function modelOf(registry: ApiRegistry): Model {
+  const cached = models.get(registry);
+  if (cached && cached.generation === registry.generation) return cached;
   const catalog = catalogOf(registry);
-  return { catalog, paths: pathsOf(registry, catalog) };
+  const model: Model = { catalog, paths: pathsOf(registry, catalog), generation: registry.generation, v3Documents: new Map() };
+  models.set(registry, model);
+  return model;
 }
 
 /** GET /openapi/v2: every path and definition in one Swagger 2.0 document. */
@@ -126,12 +148,25 @@ function referenced(value: unknown, schemas: Json, base: string, seen = new Set<
 }
 
 function v3Document(model: Model, key: string): object | undefined {
-  const entries = model.paths.filter((entry) => entry.doc === key);
-  if (entries.length === 0) return undefined;
-  const paths = Object.fromEntries(entries.map((entry) => [entry.path, pathItem(entry, v3)]));
-  const all = definitions(model.catalog, v3);
-  const schemas = Object.fromEntries([...referenced(paths, all, v3.refBase)].map((name) => [name, all[name]]));
-  return sortKeys({ openapi: '3.0.0', info, paths, components: { schemas, securitySchemes: { BearerToken: bearerToken } } });
+  if (model.v3Documents.has(key)) return model.v3Documents.get(key);
+  if (!model.pathsByDoc) {
+    model.pathsByDoc = new Map();
+    for (const entry of model.paths) {
+      const list = model.pathsByDoc.get(entry.doc);
+      if (list) list.push(entry); else model.pathsByDoc.set(entry.doc, [entry]);
+    }
+  }
+  const entries = model.pathsByDoc.get(key) ?? [];
+  let doc: object | undefined;
+  if (entries.length > 0) {
+    const paths = Object.fromEntries(entries.map((entry) => [entry.path, pathItem(entry, v3)]));
+    const all = (model.v3Definitions ??= definitions(model.catalog, v3));
+    const schemas = Object.fromEntries([...referenced(paths, all, v3.refBase)].map((name) => [name, all[name]]));
+    doc = sortKeys({ openapi: '3.0.0', info, paths, components: { schemas, securitySchemes: { BearerToken: bearerToken } } });
+  }
+  // keys come from the index or from a request; only listed ones are kept (a client cannot grow the map)
+  if (doc) model.v3Documents.set(key, doc);
+  return doc;
 }
 
 /**
