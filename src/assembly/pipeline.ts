@@ -78,5 +78,6 @@ export function assemblePipeline(p: PipelineParts): Handler {
       ...(p.authn.discovery ? [p.authn.discovery] : []),
     ], p.address, [new MetricsEndpoint({ exposition: () => metrics.exposition([() => writer.metrics()]) })]),
     onWebSocketError: (err) => log.error({ err }, 'websocket watch failed'),
+    onDeprecatedRequest: (r) => metrics.requestedDeprecatedApi(r.group, r.version, r.resource, r.subresource, r.removedRelease),
   }));
 }

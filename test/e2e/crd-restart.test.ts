@@ -39,6 +39,10 @@ describe('custom resources across a restart, audited', () => {
     assert.equal(events[0]?.annotations?.['orch.io/deprecated'], 'true', JSON.stringify(events[0]));
     const plain = readJsonLines(join(dir, 'audit.log')).find((e) => e.requestURI === '/apis/apiextensions.k8s.io/v1/customresourcedefinitions' && e.verb === 'create');
     assert.equal(plain?.annotations?.['orch.io/deprecated'], undefined);
+    // and the gauge operators join with apiserver_request_total
+    const metrics = (await request(server, '/metrics')).body;
+    assert.match(metrics, /^apiserver_requested_deprecated_apis\{group="stable\.example\.com",version="v1beta1",resource="widgets",subresource="",removed_release=""\} 1$/m);
+    assert.doesNotMatch(metrics, /apiserver_requested_deprecated_apis\{[^}]*version="v1",resource="widgets"/);
   });
 
   it('serves definitions and objects again after a restart', async () => {
