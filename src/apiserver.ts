@@ -282,6 +282,7 @@ export async function startApiServer(config: ServerConfig, log: Logger): Promise
         if (config.shutdownDelayMs > 0) await new Promise((r) => setTimeout(r, config.shutdownDelayMs));
         for (const c of controllers) c.stop();
         apf?.stop();
+        metrics.stop();
         authn.stop();
         for (const listener of [...shutdownListeners]) listener();
         await hub.closeAll();
