@@ -227,6 +227,8 @@ export interface PhaseSpec {
   concurrency: number;
   /** statuses that count as success; others are errors (the first few are reported) */
   expect: number[];
+  /** count other statuses in the result's `errors` instead of failing the phase */
+  tolerateErrors?: boolean;
 }
 
 export interface PhaseReport {
@@ -285,7 +287,7 @@ export class LoadProcess {
       return done.then((m) => m.report);
     }));
     const errors = reports.reduce((a, r) => a + r.errors, 0);
-    if (errors > 0) {
+    if (errors > 0 && !spec.tolerateErrors) {
       const first = reports.flatMap((r) => r.firstErrors).slice(0, 3).join('; ');
       throw new Error(`${spec.op}: ${errors} of ${spec.count} requests failed: ${first}`);
     }

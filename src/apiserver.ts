@@ -105,7 +105,6 @@ export async function startApiServer(config: ServerConfig, log: Logger): Promise
         log.info('shutting down');
         if (config.shutdownDelayMs > 0) await new Promise((r) => setTimeout(r, config.shutdownDelayMs));
         for (const c of controllers) c.stop();
-        flowControl.apf?.stop();
         authn.stop();
         authz.stop();
         for (const listener of [...shutdownListeners]) listener();

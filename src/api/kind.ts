@@ -92,6 +92,8 @@ export interface KindDeclaration {
   allowCreateOnUpdate: boolean;
   /** false: a PUT must carry the resourceVersion it replaces (Kubernetes' AllowUnconditionalUpdate; default true) */
   allowUnconditionalUpdate?: boolean;
+  /** metadata.generation is 1 at create and grows with each change of `spec` (Kubernetes' strategies of kinds with a status) */
+  tracksGeneration?: boolean;
   /** storage lifetime after each write (a lease in etcd terms), e.g. Events' --event-ttl */
   ttlMs?: (config: { eventTtlMs: number }) => number;
   /** Fields a field selector may name besides metadata.name / metadata.namespace */

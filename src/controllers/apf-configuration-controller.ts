@@ -2,12 +2,12 @@
  * Keeps the priority-and-fairness configuration objects (Kubernetes' APF config producer and
  * ensurer, plus the Dangling condition its config controller writes):
  * - mandatory objects (exempt, catch-all) are recreated when deleted and their spec reset when
- *   changed, unless their autoupdate annotation says "false" (the exempt level's `spec.exempt`
- *   is the administrator's to set);
- * - suggested objects are created when missing and updated only while their autoupdate
- *   annotation says "true";
+ *   changed (the exempt level's `spec.exempt` is the administrator's to set);
+ * - suggested objects are created when missing and updated while their autoupdate annotation
+ *   says "true", or, without one, while their spec is as created (generation 1);
  * - every FlowSchema's status says whether its priority level exists (condition Dangling).
  */
+import { isDeepStrictEqual } from 'node:util';
 import {
   mandatoryFlowSchemas, mandatoryPriorityLevels, suggestedFlowSchemas, suggestedPriorityLevels,
 } from '../api/flowcontrol/bootstrap.js';
@@ -38,16 +38,6 @@ const bootstrapSchemas = new Map<string, Bootstrap>([
   ...mandatoryFlowSchemas.map((o) => [o.metadata.name as string, { object: o, mandatory: true }] as const),
   ...suggestedFlowSchemas.map((o) => [o.metadata.name as string, { object: o, mandatory: false }] as const),
 ]);
-
-/** Deep equality of JSON values, key order aside. */
-export function sameJson(a: unknown, b: unknown): boolean {
-  if (a === b) return true;
-  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
-  if (Array.isArray(a) !== Array.isArray(b)) return false;
-  const ka = Object.keys(a).filter((k) => (a as Record<string, unknown>)[k] !== undefined);
-  const kb = Object.keys(b).filter((k) => (b as Record<string, unknown>)[k] !== undefined);
-  return ka.length === kb.length && ka.every((k) => sameJson((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]));
-}
 
 /** The annotation's word on overwriting the spec; undefined when absent or not a boolean. */
 function autoUpdate(obj: KObject): boolean | undefined {
@@ -123,12 +113,15 @@ export class ApfConfigurationController {
       }
       return;
     }
-    const allowed = autoUpdate(current) ?? wanted.mandatory;
-    if (!allowed || sameJson(this.wantedSpec(wanted, current), (current as { spec?: unknown }).spec)) return;
+    // mandatory objects are always put back; suggested ones as their annotation says, or without
+    // one only while nobody changed their spec (generation 1), as Kubernetes' ensurer decides
+    const allowed = wanted.mandatory || (autoUpdate(current) ?? current.metadata.generation === 1);
+    if (!allowed || isDeepStrictEqual(this.wantedSpec(wanted, current), (current as { spec?: unknown }).spec)) return;
     await store.modify(undefined, name, this.context(), (live) => {
       const spec = this.wantedSpec(wanted, live);
-      if (sameJson(spec, (live as { spec?: unknown }).spec)) return undefined;
-      return { ...live, spec } as KObject;
+      if (isDeepStrictEqual(spec, (live as { spec?: unknown }).spec)) return undefined;
+      const annotations = { ...(live.metadata.annotations ?? {}), [autoUpdateAnnotation]: 'true' };
+      return { ...live, metadata: { ...live.metadata, annotations }, spec } as KObject;
     });
   }
 

@@ -81,6 +81,7 @@ export class PriorityAndFairness implements FlowController {
   private readonly unsubscribe: () => void;
   private readonly adjuster: NodeJS.Timeout;
   private refreshQueued = false;
+  private waitObserver: ((counters: FlowCounters, executed: boolean, seconds: number) => void) | undefined;
 
   constructor(private readonly readModel: ReadModel, private readonly options: PriorityAndFairnessOptions) {
     this.unsubscribe = readModel.onChange((changes) => {
@@ -102,6 +103,8 @@ export class PriorityAndFairness implements FlowController {
   /** The levels and counters, for /metrics. */
   levelStates(): Iterable<Level> { return this.levels.values(); }
   flowCounters(): Iterable<FlowCounters> { return this.counters.values(); }
+  /** Tells `observer` of every request leaving a queue of a Limited level (apiserver_flowcontrol_request_wait_duration_seconds). */
+  observeWaits(observer: (counters: FlowCounters, executed: boolean, seconds: number) => void): void { this.waitObserver = observer; }
 
   admit(request: FlowRequest): Seat | StatusError | Promise<Seat | StatusError> {
     const { info, user } = request;
@@ -122,9 +125,17 @@ export class PriorityAndFairness implements FlowController {
     const width = estimateWidth(info, request.query, this.options.objectCount);
     const outcome = level.queues.admit(this.hashOf(schema.name, distinguisherOf(schema, info, user)), width, request.cancelled);
     level.highWatermark = Math.max(level.highWatermark, level.queues.seatDemand);
-    if (!(outcome instanceof Promise)) return this.settle(outcome, counters, width);
+    if (!(outcome instanceof Promise)) {
+      this.waitObserver?.(counters, typeof outcome !== 'string', 0);
+      return this.settle(outcome, counters, width);
+    }
     counters.waiting++;
-    return outcome.then((o) => { counters.waiting--; return this.settle(o, counters, width); });
+    const enqueued = performance.now();
+    return outcome.then((o) => {
+      counters.waiting--;
+      this.waitObserver?.(counters, typeof o !== 'string', (performance.now() - enqueued) / 1000);
+      return this.settle(o, counters, width);
+    });
   }
 
   private settle(outcome: Ticket | RejectReason, counters: FlowCounters, width: number): Seat | StatusError {

@@ -32,6 +32,8 @@ interface Waiter {
   timer: NodeJS.Timeout;
 }
 
+const isActive = (q: Queue): boolean => q.waiting.length > 0 || q.seatsInUse > 0;
+
 /** A dispatched request: its seats, until finish(). */
 export interface Ticket { finish(): void }
 
@@ -48,6 +50,8 @@ export class QueueSet {
   executing = 0;
   waitingRequests = 0;
   private waitingSeats = 0;
+  /** queues with requests waiting or executing (kept as they change, not counted per request) */
+  private activeQueues = 0;
 
   constructor(
     /** undefined: Reject instead of queuing */
@@ -80,6 +84,7 @@ export class QueueSet {
         to.waiting.push(w);
         to.waitingSeats += w.width;
       }
+      this.activeQueues = this.queues.filter(isActive).length;
     }
     this.dispatchAsMuchAsPossible();
   }
@@ -102,7 +107,9 @@ export class QueueSet {
         width, queue, resolve,
         timer: setTimeout(() => this.dropWaiter(waiter, 'time-out'), this.waitLimitMs),
       };
+      const was = isActive(queue);
       queue.waiting.push(waiter);
+      this.recount(queue, was);
       queue.waitingSeats += width;
       this.waitingRequests++;
       this.waitingSeats += width;
@@ -146,16 +153,18 @@ export class QueueSet {
     const now = this.nowSeconds();
     const elapsed = now - this.lastRealSeconds;
     this.lastRealSeconds = now;
-    let active = 0;
-    for (const q of this.queues) if (q.waiting.length > 0 || q.seatsInUse > 0) active++;
-    if (active === 0 || elapsed <= 0) return;
-    this.currentR += elapsed * Math.min(this.seatDemand, this.limit) / active;
+    if (this.activeQueues === 0 || elapsed <= 0) return;
+    this.currentR += elapsed * Math.min(this.seatDemand, this.limit) / this.activeQueues;
   }
 
   private start(width: number, queue: Queue | undefined): Ticket {
     this.seatsInUse += width;
     this.executing++;
-    if (queue) queue.seatsInUse += width;
+    if (queue) {
+      const was = isActive(queue);
+      queue.seatsInUse += width;
+      this.recount(queue, was);
+    }
     const startedAt = this.nowSeconds();
     let finished = false;
     return {
@@ -166,7 +175,9 @@ export class QueueSet {
         this.seatsInUse -= width;
         this.executing--;
         if (queue) {
+          const was = isActive(queue);
           queue.seatsInUse -= width;
+          this.recount(queue, was);
           // the estimate charged at dispatch becomes the seat-time actually used
           const actual = width * (this.nowSeconds() - startedAt);
           queue.nextDispatchR -= width * estimatedServiceSeconds - actual;
@@ -176,10 +187,18 @@ export class QueueSet {
     };
   }
 
+  /** Keeps the count of active queues after a queue changed (`was`: whether it was active before). */
+  private recount(queue: Queue, was: boolean): void {
+    const is = isActive(queue);
+    if (was !== is) this.activeQueues += is ? 1 : -1;
+  }
+
   private dropWaiter(w: Waiter, reason: RejectReason): void {
     const at = w.queue.waiting.indexOf(w);
     if (at < 0) return;
+    const was = isActive(w.queue);
     w.queue.waiting.splice(at, 1);
+    this.recount(w.queue, was);
     this.unwait(w);
     w.resolve(reason);
   }
@@ -206,7 +225,9 @@ export class QueueSet {
       const head = best.waiting[0];
       // the fairest request waits for its seats rather than being overtaken by narrower ones
       if (!this.fits(head.width)) return;
+      const was = isActive(best);
       best.waiting.shift();
+      this.recount(best, was);
       this.unwait(head);
       best.nextDispatchR += head.width * estimatedServiceSeconds;
       head.resolve(this.start(head.width, best));

@@ -7,20 +7,13 @@
  */
 import { AggregatorRegistry, Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import { LabelNode } from './label-cache.js';
+import { FlowControlMetrics, type FlowControlSource } from './flowcontrol-metrics.js';
 import { latencyBuckets, type MetricsJson } from './storage-metrics.js';
 
 /** ExponentialBuckets(1000, 10, 8) */
 const responseSizeBuckets = Array.from({ length: 8 }, (_, i) => 1000 * 10 ** i);
 
 const requestLabels = ['verb', 'dry_run', 'group', 'version', 'resource', 'subresource', 'scope', 'component'] as const;
-
-export interface FlowControlSource {
-  levelStates(): Iterable<{ name: string; limits: { nominal: number }; currentLimit: number }>;
-  flowCounters(): Iterable<{
-    priorityLevel: string; flowSchema: string; dispatched: number; waiting: number; executing: number; seats: number;
-    rejected: Readonly<Record<string, number>>;
-  }>;
-}
 
 export interface MetricSources {
   /** stored objects per resource (apiserver_storage_objects) */
@@ -48,6 +41,7 @@ export class ApiServerMetrics {
   private readonly sizes: LabelNode<Histogram.Internal<string>>;
   private readonly longRunningChildren: LabelNode<Gauge.Internal<string>>;
   private sources: MetricSources | undefined;
+  private flowControl: FlowControlMetrics | undefined;
   /** requests executing now, by kind (for apiserver_current_inflight_requests) */
   private readonly current = { readOnly: 0, mutating: 0 };
   private readonly peak = { readOnly: 0, mutating: 0 };
@@ -126,7 +120,7 @@ export class ApiServerMetrics {
       });
     }
     if (sources.audit) this.auditMetrics(sources.audit);
-    if (sources.flowControl) this.flowControlMetrics(sources.flowControl);
+    if (sources.flowControl) this.flowControl = new FlowControlMetrics(this.registry, sources.flowControl);
   }
 
   private auditMetrics(audit: NonNullable<MetricSources['audit']>): void {
@@ -140,47 +134,6 @@ export class ApiServerMetrics {
       name: 'apiserver_audit_error_total', registers, labelNames: ['plugin'],
       help: '[ALPHA] Counter of audit events that failed to be audited properly. Plugin identifies the plugin affected by the error.',
       collect() { this.reset(); for (const [plugin, n] of audit.errorTotal) this.inc({ plugin }, n); },
-    });
-  }
-
-  private flowControlMetrics(apf: FlowControlSource): void {
-    const registers = [this.registry];
-    const perFlow = (name: string, help: string, value: (c: ReturnType<FlowControlSource['flowCounters']> extends Iterable<infer C> ? C : never) => number, type: 'counter' | 'gauge') => {
-      const options = {
-        name, registers, help, labelNames: ['flow_schema', 'priority_level'],
-        collect(this: Counter<string> | Gauge<string>) {
-          this.reset();
-          for (const c of apf.flowCounters()) {
-            const labels = { flow_schema: c.flowSchema, priority_level: c.priorityLevel };
-            if (this instanceof Counter) this.inc(labels, value(c)); else this.set(labels, value(c));
-          }
-        },
-      };
-      return type === 'counter' ? new Counter(options) : new Gauge(options);
-    };
-    perFlow('apiserver_flowcontrol_dispatched_requests_total', '[BETA] Number of requests executed by API Priority and Fairness subsystem', (c) => c.dispatched, 'counter');
-    perFlow('apiserver_flowcontrol_current_inqueue_requests', '[BETA] Number of requests currently pending in queues of the API Priority and Fairness subsystem', (c) => c.waiting, 'gauge');
-    perFlow('apiserver_flowcontrol_current_executing_requests', '[BETA] Number of requests in initial (for a WATCH) or any (for a non-WATCH) execution stage in the API Priority and Fairness subsystem', (c) => c.executing, 'gauge');
-    perFlow('apiserver_flowcontrol_current_executing_seats', '[BETA] Concurrency (number of seats) occupied by the currently executing (initial stage for a WATCH, any stage otherwise) requests in the API Priority and Fairness subsystem', (c) => c.seats, 'gauge');
-    new Counter({
-      name: 'apiserver_flowcontrol_rejected_requests_total', registers, labelNames: ['flow_schema', 'priority_level', 'reason'],
-      help: '[BETA] Number of requests rejected by API Priority and Fairness subsystem',
-      collect() {
-        this.reset();
-        for (const c of apf.flowCounters()) {
-          for (const [reason, n] of Object.entries(c.rejected)) if (n > 0) this.inc({ flow_schema: c.flowSchema, priority_level: c.priorityLevel, reason }, n);
-        }
-      },
-    });
-    new Gauge({
-      name: 'apiserver_flowcontrol_nominal_limit_seats', registers, labelNames: ['priority_level'],
-      help: '[BETA] Nominal number of execution seats configured for each priority level',
-      collect() { this.reset(); for (const l of apf.levelStates()) this.set({ priority_level: l.name }, l.limits.nominal); },
-    });
-    new Gauge({
-      name: 'apiserver_flowcontrol_current_limit_seats', registers, labelNames: ['priority_level'],
-      help: '[ALPHA] current derived number of execution seats available to each priority level',
-      collect() { this.reset(); for (const l of apf.levelStates()) this.set({ priority_level: l.name }, l.currentLimit); },
     });
   }
 
@@ -220,6 +173,9 @@ export class ApiServerMetrics {
   }
 
   tlsHandshakeError(): void { this.tlsErrors.inc(); }
+
+  /** Stops sampling (the seat utilization of priority levels). */
+  stop(): void { this.flowControl?.stop(); }
 
   /**
    * The exposition: this thread's metrics and the workers' (the writer's storage latencies). The

@@ -3,6 +3,7 @@
  * BeforeCreate / BeforeUpdate in Kubernetes): server-owned metadata, the kind's prepare hooks,
  * validation, managed fields, and the canonical field order every stored object has.
  */
+import { isDeepStrictEqual } from 'node:util';
 import { randomUUID } from 'node:crypto';
 import { apiVersionOf, type KindDeclaration } from '../api/kind.js';
 import type { KObject, ObjectMeta } from '../api/meta.js';
@@ -61,6 +62,7 @@ export function prepareCreate(kind: KindDeclaration, body: KObject, namespace: s
   delete meta.selfLink;
   delete meta.generation;
   kind.prepareForCreate?.(obj, ctx);
+  if (kind.tracksGeneration) meta.generation = 1;
   meta.uid = randomUUID();
   meta.creationTimestamp = formatTime(ctx.now);
   if (!meta.name && meta.generateName) meta.name = generateName(meta.generateName);
@@ -96,6 +98,10 @@ export function prepareUpdate(kind: KindDeclaration, body: KObject, stored: Read
   meta.creationTimestamp = old.metadata.creationTimestamp;
   meta.deletionTimestamp = old.metadata.deletionTimestamp;
   meta.deletionGracePeriodSeconds = old.metadata.deletionGracePeriodSeconds;
+  // a kind that tracks its generation counts the changes of its spec (FlowSchema, PriorityLevelConfiguration)
+  if (kind.tracksGeneration && !isDeepStrictEqual((obj as { spec?: unknown }).spec, (old as { spec?: unknown }).spec)) {
+    meta.generation = (old.metadata.generation ?? 0) + 1;
+  }
   if (kind.namespaced) meta.namespace ??= old.metadata.namespace;
   const errs = kind.validateUpdate(obj, old);
   if (errs.length) throw invalid(kind, name, errs);

@@ -53,6 +53,8 @@ describe('/metrics', () => {
       ['apiserver_flowcontrol_current_executing_requests', 'gauge', '[BETA] Number of requests in initial (for a WATCH) or any (for a non-WATCH) execution stage in the API Priority and Fairness subsystem'],
       ['apiserver_flowcontrol_nominal_limit_seats', 'gauge', '[BETA] Nominal number of execution seats configured for each priority level'],
       ['apiserver_flowcontrol_current_limit_seats', 'gauge', '[ALPHA] current derived number of execution seats available to each priority level'],
+      ['apiserver_flowcontrol_request_wait_duration_seconds', 'histogram', '[BETA] Length of time a request spent waiting in its queue'],
+      ['apiserver_flowcontrol_priority_level_seat_utilization', 'histogram', '[ALPHA] Observations, at the end of every nanosecond, of utilization of seats for any stage of execution (but only initial stage for WATCHes)'],
       ['etcd_request_duration_seconds', 'histogram', '[ALPHA] Etcd request latency in seconds for each operation and object type.'],
       ['apiserver_tls_handshake_errors_total', 'counter', '[ALPHA] Number of requests dropped with \'TLS handshake error from\' error'],
       ['process_cpu_user_seconds_total', 'counter', 'Total user CPU time spent in seconds.'],
@@ -133,6 +135,13 @@ describe('/metrics', () => {
     assert.equal(dispatched(after, exempt) - dispatched(before, exempt), 1, 'the admin\'s scrape (the one before was dispatched before it counted)');
     const janes = { flow_schema: 'global-default', priority_level: 'global-default' };
     assert.equal(dispatched(after, janes) - dispatched(before, janes), 1);
+    const waited = (m: Map<string, Family>) => {
+      const name = 'apiserver_flowcontrol_request_wait_duration_seconds';
+      try { return sampleValue(m, name, `${name}_count`, { ...janes, execute: 'true' }); } catch { return 0; }
+    };
+    assert.equal(waited(after) - waited(before), 1, 'jane\'s request left its queue (at once) and ran');
+    assert.ok(sampleValue(after, 'apiserver_flowcontrol_priority_level_seat_utilization', 'apiserver_flowcontrol_priority_level_seat_utilization_count',
+      { priority_level: 'global-default', phase: 'executing' }) > 0, 'utilization is sampled');
     // NominalCL = ceil(600 * 20 / 245): the default levels' shares add up to 245
     assert.equal(sampleValue(after, 'apiserver_flowcontrol_nominal_limit_seats', 'apiserver_flowcontrol_nominal_limit_seats', { priority_level: 'global-default' }), 49);
     assert.equal(sampleValue(after, 'apiserver_flowcontrol_nominal_limit_seats', 'apiserver_flowcontrol_nominal_limit_seats', { priority_level: 'exempt' }), 0);

@@ -146,6 +146,40 @@ describe('FlowSchema and PriorityLevelConfiguration', () => {
     await until('Dangling=False', () => dangling('False'));
   });
 
+  it('count spec changes in metadata.generation', async () => {
+    const created = await request(server, `${group}/prioritylevelconfigurations`, { method: 'POST', body: level('generations', 2, { type: 'Reject' }) });
+    expectStatus(created, 201, 'create');
+    assert.equal(created.json.metadata.generation, 1);
+    const relabeled = await request(server, `${group}/prioritylevelconfigurations/generations`, { method: 'PUT', body: { ...created.json, metadata: { ...created.json.metadata, labels: { a: 'b' } } } });
+    assert.equal(relabeled.json.metadata.generation, 1, 'metadata is not spec');
+    const status = await request(server, `${group}/prioritylevelconfigurations/generations/status`, { method: 'PUT', body: { ...relabeled.json, status: { conditions: [{ type: 'Seen', status: 'True' }] } } });
+    expectStatus(status, 200, 'status');
+    assert.equal(status.json.metadata.generation, 1, 'status is not spec');
+    const changed = await request(server, `${group}/prioritylevelconfigurations/generations`, {
+      method: 'PUT', body: { ...status.json, spec: { ...status.json.spec, limited: { ...status.json.spec.limited, nominalConcurrencyShares: 3 } } },
+    });
+    assert.equal(changed.json.metadata.generation, 2);
+    assert.deepEqual(changed.json.status, status.json.status, 'the main resource keeps the status');
+  });
+
+  it('put a suggested object back while its annotation allows it, and leave it when it says "false"', async () => {
+    const path = `${group}/prioritylevelconfigurations/workload-low`;
+    const shares = async () => (await request(server, path)).json.spec.limited.nominalConcurrencyShares;
+    const edit = async (annotation: string) => {
+      const current = (await request(server, path)).json;
+      const res = await request(server, path, {
+        method: 'PUT',
+        body: { ...current, metadata: { ...current.metadata, annotations: { 'apf.orch.io/autoupdate-spec': annotation } }, spec: { ...current.spec, limited: { ...current.spec.limited, nominalConcurrencyShares: 7 } } },
+      });
+      expectStatus(res, 200, 'edit');
+    };
+    await edit('true');
+    await until('the suggested spec to be put back', async () => (await shares()) === 100);
+    await edit('false');
+    await sleep(1000);
+    assert.equal(await shares(), 7, 'an administrator\'s spec stays');
+  });
+
   it('recreate a deleted mandatory object', async () => {
     const before = (await request(server, `${group}/flowschemas/catch-all`)).json.metadata.uid;
     expectStatus(await request(server, `${group}/flowschemas/catch-all`, { method: 'DELETE' }), 200, 'delete');

@@ -112,6 +112,7 @@ export const flowSchemaKind: KindDeclaration = {
     },
   ],
   returnDeletedObject: false,
+  tracksGeneration: true,
   allowCreateOnUpdate: false,
   fieldLabels: {},
   unknownFieldLabelMessage: defaultUnknownFieldLabelMessage,

@@ -108,6 +108,7 @@ export const priorityLevelConfigurationKind: KindDeclaration = {
     ageColumn,
   ],
   returnDeletedObject: false,
+  tracksGeneration: true,
   allowCreateOnUpdate: false,
   fieldLabels: {},
   unknownFieldLabelMessage: defaultUnknownFieldLabelMessage,
