@@ -215,7 +215,8 @@ export const scenario: Scenario = {
         bySize.push(row);
         ctx.log(`watch-fanout ${watchers} watchers (${describeLoad(load)}), ${load.rate} writes/s offered: ours ${fmt(ours.eventsPerSec)} events/s (windows ±${fmt(ours.windowEventsPerSec.spreadPct)}%, accepted ${ours.acceptedPerSec} writes/s), p50 ${fmt(ours.latencyMs.p50)} ms p99 ${fmt(ours.latencyMs.p99)} ms, server CPU ${ours.serverCpuPercent}% RSS ${ours.serverRssMiB} MiB, ${fmt(ours.bytesPerSec / 1e6)} MB/s received, clients' CPU ${ours.clientCpuPercent}%, ${ours.streamsEnded} streams ended; ${base ? `baseline ${fmt(base.eventsPerSec)} events/s p99 ${fmt(base.latencyMs.p99)} ms; ratio ${row.ratioEventsPerSec}` : 'no comparable baseline'}`);
       } finally {
-        await writer.close();
+        // destroy, not close: a write the server never answered must not hold the run
+        await writer.destroy();
         await server.dispose();
       }
     }
