@@ -9,6 +9,7 @@ import { ageColumn, nameColumn } from '../printing.js';
 import { s, type StructSchema } from '../schema.js';
 import { validateObjectMeta } from '../validation/names.js';
 import { conditionSchema, flowcontrolGroup, type FlowSchemaObject } from './types.js';
+import { serverOwnedStatus } from './server-status.js';
 import { validateConditions, validateFlowSchemaSpec } from './validation.js';
 
 /** SetDefaults_FlowSchemaSpec */
@@ -116,21 +117,7 @@ export const flowSchemaKind: KindDeclaration = {
   allowCreateOnUpdate: false,
   fieldLabels: {},
   unknownFieldLabelMessage: defaultUnknownFieldLabelMessage,
-  // the status belongs to the server; the main resource never changes it
-  prepareForCreate(obj) {
-    const fs = obj as FlowSchemaObject;
-    delete fs.status;
-    setDefaults(fs);
-  },
-  prepareForUpdate(obj, old) {
-    const fs = obj as FlowSchemaObject;
-    fs.status = (old as FlowSchemaObject).status;
-    if (!fs.status) delete fs.status;
-    setDefaults(fs);
-  },
-  subresources: {
-    status: (submitted, stored) => ({ ...stored, status: (submitted as FlowSchemaObject).status }),
-  },
+  ...serverOwnedStatus((obj) => setDefaults(obj as FlowSchemaObject)),
   validate,
   validateUpdate: (obj) => validate(obj),
 };

@@ -9,6 +9,7 @@ import { ageColumn, nameColumn } from '../printing.js';
 import { s, type Schema, type StructSchema } from '../schema.js';
 import { validateObjectMeta } from '../validation/names.js';
 import { conditionSchema, flowcontrolGroup, type PriorityLevelConfigurationObject, type QueuingConfiguration } from './types.js';
+import { serverOwnedStatus } from './server-status.js';
 import { validateConditions, validatePriorityLevelSpec } from './validation.js';
 
 /** v1 SetDefaults_LimitedPriorityLevelConfiguration: only when unspecified; an explicit 0 stays 0 */
@@ -112,20 +113,7 @@ export const priorityLevelConfigurationKind: KindDeclaration = {
   allowCreateOnUpdate: false,
   fieldLabels: {},
   unknownFieldLabelMessage: defaultUnknownFieldLabelMessage,
-  prepareForCreate(obj) {
-    const pl = obj as PriorityLevelConfigurationObject;
-    delete pl.status;
-    setPriorityLevelDefaults(pl);
-  },
-  prepareForUpdate(obj, old) {
-    const pl = obj as PriorityLevelConfigurationObject;
-    pl.status = (old as PriorityLevelConfigurationObject).status;
-    if (!pl.status) delete pl.status;
-    setPriorityLevelDefaults(pl);
-  },
-  subresources: {
-    status: (submitted, stored) => ({ ...stored, status: (submitted as PriorityLevelConfigurationObject).status }),
-  },
+  ...serverOwnedStatus((obj) => setPriorityLevelDefaults(obj as PriorityLevelConfigurationObject)),
   validate,
   validateUpdate: (obj) => validate(obj),
 };

@@ -10,6 +10,7 @@ import { fieldErrors, type FieldError } from '../../status/status-error.js';
 import { parseJsonPath, type PathSegment } from '../json-path.js';
 import { estimateCost, maxSize, perExpressionCostLimit, perSchemaCostLimit, type Expr } from './cost.js';
 import { kubernetesLibraries } from './library.js';
+import { freeIdentifiers } from '../../cel/ast.js';
 
 const env = celEnv({ funcs: [...kubernetesLibraries], variables: { self: CelScalar.DYN, oldSelf: CelScalar.DYN } });
 const reasons = ['FieldValueDuplicate', 'FieldValueForbidden', 'FieldValueInvalid', 'FieldValueRequired'];
@@ -27,34 +28,6 @@ export interface CompiledRule {
 }
 
 class CompileError extends Error {}
-
-function freeIdentifiers(e: Expr | undefined, bound: ReadonlySet<string>, out: Set<string>): void {
-  if (!e) return;
-  const k = e.exprKind;
-  switch (k.case) {
-    case 'identExpr': if (!bound.has(k.value.name)) out.add(k.value.name); return;
-    case 'selectExpr': freeIdentifiers(k.value.operand, bound, out); return;
-    case 'callExpr': freeIdentifiers(k.value.target, bound, out); for (const a of k.value.args) freeIdentifiers(a, bound, out); return;
-    case 'listExpr': for (const x of k.value.elements) freeIdentifiers(x, bound, out); return;
-    case 'structExpr':
-      for (const entry of k.value.entries) {
-        if (entry.keyKind.case === 'mapKey') freeIdentifiers(entry.keyKind.value, bound, out);
-        freeIdentifiers(entry.value, bound, out);
-      }
-      return;
-    case 'comprehensionExpr': {
-      const c = k.value;
-      freeIdentifiers(c.iterRange, bound, out);
-      freeIdentifiers(c.accuInit, bound, out);
-      const inner = new Set([...bound, c.iterVar, c.iterVar2, c.accuVar].filter((v) => v));
-      freeIdentifiers(c.loopCondition, inner, out);
-      freeIdentifiers(c.loopStep, inner, out);
-      freeIdentifiers(c.result, inner, out);
-      return;
-    }
-    default: return;
-  }
-}
 
 /** Parses and plans an expression; CompileError in Kubernetes' wording. */
 function compileExpression(text: string, what: string): { program: Program; ast: Expr; free: Set<string> } {

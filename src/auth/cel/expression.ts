@@ -7,6 +7,7 @@
  */
 import { celEnv, isCelError, isCelList, isCelMap, parse, plan } from '@bufbuild/cel';
 import { strings } from '@bufbuild/cel/ext';
+import { freeIdentifiers, type CelExpr } from '../../cel/ast.js';
 import { CelEvalError } from './values.js';
 
 const env = celEnv({ funcs: strings });
@@ -15,47 +16,7 @@ export type CelVariable = 'claims' | 'user' | 'request';
 
 export class CelCompileError extends Error {}
 
-type Expr = ReturnType<typeof parse>['expr'];
-type AnyExpr = NonNullable<Expr>;
-
-/** The identifiers an expression reads that no comprehension binds. */
-function freeIdentifiers(expr: AnyExpr | undefined, bound: ReadonlySet<string>, out: Set<string>): void {
-  if (!expr) return;
-  const kind = expr.exprKind;
-  switch (kind.case) {
-    case 'identExpr':
-      if (!bound.has(kind.value.name)) out.add(kind.value.name);
-      return;
-    case 'selectExpr':
-      freeIdentifiers(kind.value.operand, bound, out);
-      return;
-    case 'callExpr':
-      freeIdentifiers(kind.value.target, bound, out);
-      for (const arg of kind.value.args) freeIdentifiers(arg, bound, out);
-      return;
-    case 'listExpr':
-      for (const element of kind.value.elements) freeIdentifiers(element, bound, out);
-      return;
-    case 'structExpr':
-      for (const entry of kind.value.entries) {
-        if (entry.keyKind.case === 'mapKey') freeIdentifiers(entry.keyKind.value, bound, out);
-        freeIdentifiers(entry.value, bound, out);
-      }
-      return;
-    case 'comprehensionExpr': {
-      const c = kind.value;
-      freeIdentifiers(c.iterRange, bound, out);
-      freeIdentifiers(c.accuInit, bound, out);
-      const inner = new Set([...bound, c.iterVar, c.iterVar2, c.accuVar].filter((v) => v !== ''));
-      freeIdentifiers(c.loopCondition, inner, out);
-      freeIdentifiers(c.loopStep, inner, out);
-      freeIdentifiers(c.result, inner, out);
-      return;
-    }
-    default:
-      return;
-  }
-}
+type AnyExpr = CelExpr;
 
 /** Whether the expression selects `operand.field` anywhere (Kubernetes' hasSelectExp). */
 function selects(expr: AnyExpr | undefined, operand: string, field: string): boolean {
