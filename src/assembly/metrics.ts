@@ -18,6 +18,12 @@ export interface MetricParts {
   hub: WatchHub;
 }
 
+/** group, version and resource labels of a watched storage table and the apiVersion it is served in */
+function watchLabels(table: string, apiVersion: string): [group: string, version: string, resource: string] {
+  const slash = apiVersion.indexOf('/');
+  return [slash < 0 ? '' : apiVersion.slice(0, slash), apiVersion.slice(slash + 1), table.split('.')[0]];
+}
+
 export function assembleMetrics({ kinds, readModel, apf, auditor, hub }: MetricParts): ApiServerMetrics {
   const metrics = new ApiServerMetrics();
   metrics.useSources({
@@ -31,12 +37,10 @@ export function assembleMetrics({ kinds, readModel, apf, auditor, hub }: MetricP
     audit: auditor?.metrics,
     watchEvents: function* watchEvents() {
       for (const [table, byVersion] of hub.eventsSentBy) {
-        for (const [apiVersion, { sent }] of byVersion) {
-          const slash = apiVersion.indexOf('/');
-          yield [slash < 0 ? '' : apiVersion.slice(0, slash), apiVersion.slice(slash + 1), table.split('.')[0], sent] as [string, string, string, number];
-        }
+        for (const [apiVersion, { sent }] of byVersion) yield [...watchLabels(table, apiVersion), sent] as [string, string, string, number];
       }
     },
   });
+  hub.reportEventSizes((table, apiVersion) => metrics.watchEventSizesOf(...watchLabels(table, apiVersion)));
   return metrics;
 }

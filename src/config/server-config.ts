@@ -26,6 +26,8 @@ export interface ServerConfig {
   readonly enableGarbageCollector: boolean;
   readonly enablePriorityAndFairness: boolean;
   readonly goawayChance: number;
+  /** --show-hidden-metrics-for-version: '' or the previous minor release */
+  readonly showHiddenMetricsForVersion: string;
   readonly enableAdmissionPlugins: readonly string[];
   readonly admissionControlConfigFile?: string;
   readonly requestTimeoutMs: number;

@@ -40,6 +40,7 @@ export class ApiServerMetrics {
   private readonly durations: LabelNode<Histogram.Internal<string>>;
   private readonly sizes: LabelNode<Histogram.Internal<string>>;
   private readonly longRunningChildren: LabelNode<Gauge.Internal<string>>;
+  private readonly watchEventSizes: LabelNode<Histogram.Internal<string>>;
   private sources: MetricSources | undefined;
   private flowControl: FlowControlMetrics | undefined;
   /** requests executing now, by kind (for apiserver_current_inflight_requests) */
@@ -96,6 +97,13 @@ export class ApiServerMetrics {
     this.durations = new LabelNode((v) => this.requestDuration.labels(...v));
     this.sizes = new LabelNode((v) => this.responseSizes.labels(...v));
     this.longRunningChildren = new LabelNode((v) => this.longRunning.labels(...v));
+    const watchSizes = new Histogram({
+      name: 'apiserver_watch_events_sizes', registers, labelNames: ['group', 'version', 'resource'],
+      // prometheus.ExponentialBuckets(1024, 2.0, 8)
+      buckets: [1024, 2048, 4096, 8192, 16384, 32768, 65536, 131072],
+      help: '[ALPHA] Watch event size distribution in bytes',
+    });
+    this.watchEventSizes = new LabelNode((v) => watchSizes.labels(...v));
   }
 
   /** Metrics of state kept elsewhere, read at each scrape. */
@@ -157,6 +165,11 @@ export class ApiServerMetrics {
     if (responseBytes >= 0 && (verb === 'GET' || verb === 'LIST')) {
       this.sizes.next(verb).next(group).next(version).next(resource).next(subresource).next(scope).leaf(component).observe(responseBytes);
     }
+  }
+
+  /** apiserver_watch_events_sizes of one watched resource and version: a watcher binds it once, then observes each event it sends. */
+  watchEventSizesOf(group: string, version: string, resource: string): Histogram.Internal<string> {
+    return this.watchEventSizes.next(group).next(version).leaf(resource);
   }
 
   /** The gauge of a long-running request (a watch) of these labels: inc() at start, dec() at end. */

@@ -73,6 +73,9 @@ function indexed(stored: StoredObject): IndexedObject {
   return { name: name ?? '', namespace, labels };
 }
 
+/** What a watcher reports its events' sizes to. */
+export interface EventSizes { observe(bytes: number): void }
+
 export class Watcher {
   private pending: Frame[] = [];
   private lastBookmarkAt = Date.now();
@@ -80,7 +83,9 @@ export class Watcher {
   /** ended because its client stopped reading */
   endedSlow = false;
 
-  constructor(readonly spec: WatchSpec, private readonly sink: WatchSink, private readonly onClose: (w: Watcher) => void) {}
+  constructor(readonly spec: WatchSpec, private readonly sink: WatchSink, private readonly onClose: (w: Watcher) => void,
+    /** told the size of every event this watcher sends (apiserver_watch_events_sizes) */
+    private readonly sizes?: EventSizes) {}
 
   /** Queues the frame (if any) this change means for this watcher, by the cacher's selector rules. */
   offer(change: ObjectChange, frames: FrameSource): boolean {
@@ -114,6 +119,8 @@ export class Watcher {
       return 0;
     }
     this.sink.write(frames);
+    // a string frame's length counts UTF-16 units: the byte count for the ASCII JSON almost all frames are
+    if (this.sizes) for (const f of frames) this.sizes.observe(f.length);
     return frames.length;
   }
 
@@ -185,6 +192,7 @@ export class WatchHub {
   readonly counters: WatchCounters = { eventsSent: 0, endedSlow: 0 };
   /** events sent per watched resource (storage table) and apiVersion, for apiserver_watch_events_total */
   readonly eventsSentBy = new Map<string, Map<string, { sent: number }>>();
+  private eventSizes: ((resource: string, apiVersion: string) => EventSizes) | undefined;
 
   constructor(private readonly readModel: ReadModel, readonly changeLog: ChangeLog, readonly encoders: EncoderPool, private readonly options: WatchHubOptions) {
     this.received = this.delivered = readModel.revision;
@@ -204,6 +212,11 @@ export class WatchHub {
     return sent;
   }
 
+  /** Where watchers created from now on report their events' sizes, by storage table and apiVersion. */
+  reportEventSizes(sizesOf: (resource: string, apiVersion: string) => EventSizes): void {
+    this.eventSizes = sizesOf;
+  }
+
   /** open watches per resource */
   watchers(): Map<string, number> {
     const out = new Map<string, number>();
@@ -218,7 +231,7 @@ export class WatchHub {
       if (index?.size === 0) this.byResource.delete(closed.spec.resource);
       if (closed.spec.shape) this.countShape(closed.spec, -1);
       if (closed.endedSlow) this.counters.endedSlow++;
-    });
+    }, this.eventSizes?.(spec.resource, spec.typeMeta.apiVersion));
     let index = this.byResource.get(spec.resource);
     if (!index) this.byResource.set(spec.resource, (index = new WatcherIndex()));
     index.add(w, spec.indexTerm ?? { by: 'all' });

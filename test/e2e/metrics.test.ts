@@ -47,6 +47,7 @@ describe('/metrics', () => {
       ['apiserver_requested_deprecated_apis', 'gauge', '[STABLE] Gauge of deprecated APIs that have been requested, broken out by API group, version, resource, subresource, and removed_release.'],
       ['apiserver_storage_objects', 'gauge', '[STABLE] Number of stored objects at the time of last check split by kind. In case of a fetching error, the value will be -1.'],
       ['apiserver_watch_events_total', 'counter', '[ALPHA] Number of events sent in watch clients'],
+      ['apiserver_watch_events_sizes', 'histogram', '[ALPHA] Watch event size distribution in bytes'],
       ['apiserver_flowcontrol_dispatched_requests_total', 'counter', '[BETA] Number of requests executed by API Priority and Fairness subsystem'],
       ['apiserver_flowcontrol_rejected_requests_total', 'counter', '[BETA] Number of requests rejected by API Priority and Fairness subsystem'],
       ['apiserver_flowcontrol_current_inqueue_requests', 'gauge', '[BETA] Number of requests currently pending in queues of the API Priority and Fairness subsystem'],
@@ -112,6 +113,11 @@ describe('/metrics', () => {
       }
       assert.equal(sent, 2);
       const m = await scrape();
+      // each event's size, in Kubernetes' buckets (1 KiB doubling to 128 KiB): two small ConfigMaps
+      const sizeLabels = { group: '', version: 'v1', resource: 'configmaps' };
+      assert.equal(sampleValue(m, 'apiserver_watch_events_sizes', 'apiserver_watch_events_sizes_count', sizeLabels), 2);
+      assert.equal(sampleValue(m, 'apiserver_watch_events_sizes', 'apiserver_watch_events_sizes_bucket', { ...sizeLabels, le: '1024' }), 2);
+      assert.ok(sampleValue(m, 'apiserver_watch_events_sizes', 'apiserver_watch_events_sizes_sum', sizeLabels) > 100);
       assert.ok(sampleValue(m, 'etcd_request_duration_seconds', 'etcd_request_duration_seconds_count', { operation: 'create', type: 'configmaps' }) >= 2);
       assert.ok(sampleValue(m, 'apiserver_storage_objects', 'apiserver_storage_objects', { resource: 'configmaps' }) >= 2);
       assert.ok(sampleValue(m, 'apiserver_storage_objects', 'apiserver_storage_objects', { resource: 'namespaces' }) >= 6);

@@ -202,6 +202,7 @@ describe('parseFlags', () => {
         enableGarbageCollector: true,
         enablePriorityAndFairness: true,
         goawayChance: 0,
+        showHiddenMetricsForVersion: '',
         enableAdmissionPlugins: [],
         requestTimeoutMs: 60_000,
         minRequestTimeoutSeconds: 1800,
@@ -452,7 +453,7 @@ describe('parseFlags', () => {
     const help = helpText();
     const names = [...help.matchAll(/^ {2}(?:-\w, | {4})--([\w-]+)/gm)].map((match) => match[1]);
     assert.deepEqual(names, [...names].sort());
-    assert.equal(names.length, 103); // 44, kube-apiserver's 30 audit flags and 29 authentication flags
+    assert.equal(names.length, 104); // 45, kube-apiserver's 30 audit flags and 29 authentication flags
     assert.match(help, /^ {6}--secure-port int +The port .* \(default 6443\)$/m);
     assert.match(help, /^ {6}--bind-address ip +.*loopback.* \(default 127\.0\.0\.1\)$/m);
     assert.match(help, /^ {6}--anonymous-auth +Enables .* \(default true\)$/m);
@@ -560,6 +561,8 @@ describe('parseFlags', () => {
       rejects(['--authorization-mode=Webhook'], "authorization-mode Webhook's authorization config file not passed");
       rejects(['--authorization-webhook-config-file=/w.kubeconfig'], 'cannot specify --authorization-webhook-config-file without mode Webhook');
       rejects(['--authorization-mode=ABAC'], "authorization-mode ABAC's authorization policy file not passed");
+      rejects(['--show-hidden-metrics-for-version=1.30'], "--show-hidden-metrics-for-version must be omitted or have the value '1.31'. Only the previous minor version is allowed");
+      assert.equal(config(['--show-hidden-metrics-for-version=1.31']).showHiddenMetricsForVersion, '1.31');
       rejects(['--authorization-webhook-version=v2'], 'unsupported authorization webhook version "v2", supported versions are "v1", "v1beta1"');
       rejects(['--authorization-config=/a.yaml', '--authorization-mode=RBAC'],
         '--authorization-config can not be specified when --authorization-mode or --authorization-webhook-* flags are defined');

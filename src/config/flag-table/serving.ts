@@ -4,6 +4,9 @@ import { type AnyFlagSpec, nonNegative } from '../flag-spec.js';
 import { defaultFeatureGates, describeFeatureGates } from '../feature-gates.js';
 import { LOG_LEVELS } from '../server-config.js';
 
+/** the release before the one this server matches (1.32) */
+const previousMinorRelease = '1.31';
+
 export const SERVING_FLAGS: readonly AnyFlagSpec[] = [
   {
     name: 'enable-priority-and-fairness',
@@ -160,6 +163,20 @@ export const SERVING_FLAGS: readonly AnyFlagSpec[] = [
       port >= 1 && port <= 65535
         ? undefined
         : `${flag} ${port} must be between 1 and 65535, inclusive. It cannot be turned off with 0`,
+  },
+  {
+    name: 'show-hidden-metrics-for-version',
+    type: 'string',
+    key: 'showHiddenMetricsForVersion',
+    default: '',
+    help: 'The previous version for which you want to show hidden metrics. Only the previous minor version is meaningful, ' +
+      'other values will not be allowed. The format is <major>.<minor>, e.g.: \'1.16\'. The purpose of this format is make ' +
+      'sure you have the opportunity to notice if the next release hides additional metrics, rather than being surprised ' +
+      'when they are permanently removed in the release after that.',
+    // component-base's validation, for a server of Kubernetes 1.32
+    validate: (version) => (version === '' || version === previousMinorRelease
+      ? undefined
+      : `--show-hidden-metrics-for-version must be omitted or have the value '${previousMinorRelease}'. Only the previous minor version is allowed`),
   },
   {
     name: 'shutdown-delay-duration',
