@@ -64,7 +64,7 @@ export async function startApiServer(config: ServerConfig, log: Logger): Promise
     externalAddress: `${hostForUrl(config.advertiseAddress ?? config.bindAddress)}:${config.securePort}`, services,
   });
   const flowControl = assembleFlowControl(config, readModel, api.kinds);
-  const metrics = assembleMetrics({ kinds: api.kinds, readModel, apf: flowControl.apf, auditor, hub: watching.hub });
+  const metrics = assembleMetrics({ kinds: api.kinds, encoders: storage.encoders, readModel, apf: flowControl.apf, auditor, hub: watching.hub });
   const shutdownListeners = new Set<() => void>();
   let address = '';
   const pipeline = assemblePipeline({

@@ -8,10 +8,12 @@ import type { Auditor } from '../audit/auditor.js';
 import type { PriorityAndFairness } from '../flowcontrol/priority-and-fairness.js';
 import { ApiServerMetrics } from '../metrics/apiserver-metrics.js';
 import type { ReadModel } from '../store/read-model.js';
+import type { EncoderPool } from '../watch/encoder-pool.js';
 import type { WatchHub } from '../watch/watch-hub.js';
 
 export interface MetricParts {
   kinds: ApiRegistry;
+  encoders: EncoderPool;
   readModel: ReadModel;
   apf: PriorityAndFairness | undefined;
   auditor: Auditor | undefined;
@@ -24,7 +26,7 @@ function watchLabels(table: string, apiVersion: string): [group: string, version
   return [slash < 0 ? '' : apiVersion.slice(0, slash), apiVersion.slice(slash + 1), table.split('.')[0]];
 }
 
-export function assembleMetrics({ kinds, readModel, apf, auditor, hub }: MetricParts): ApiServerMetrics {
+export function assembleMetrics({ kinds, encoders, readModel, apf, auditor, hub }: MetricParts): ApiServerMetrics {
   const metrics = new ApiServerMetrics();
   metrics.useSources({
     storageObjects: function* storedObjects() {
@@ -34,6 +36,7 @@ export function assembleMetrics({ kinds, readModel, apf, auditor, hub }: MetricP
       }
     },
     flowControl: apf,
+    encoderPoolUtilization: () => encoders.utilization,
     audit: auditor?.metrics,
     watchEvents: function* watchEvents() {
       for (const [table, byVersion] of hub.eventsSentBy) {

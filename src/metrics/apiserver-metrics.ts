@@ -22,6 +22,8 @@ export interface MetricSources {
   audit?: { eventTotal: number; errorTotal: ReadonlyMap<string, number> };
   /** watch events sent, per (group, version, resource) */
   watchEvents?(): Iterable<[group: string, version: string, resource: string, sent: number]>;
+  /** the watch encoder pool's utilisation, 0 to 1 (this server's own metric: Kubernetes has no pool) */
+  encoderPoolUtilization?(): number;
 }
 
 export const component = 'apiserver';
@@ -125,6 +127,14 @@ export class ApiServerMetrics {
           this.reset();
           for (const [group, version, resource, sent] of watchEvents()) this.inc({ group, version, resource }, sent);
         },
+      });
+    }
+    if (sources.encoderPoolUtilization) {
+      const utilization = sources.encoderPoolUtilization;
+      new Gauge({
+        name: 'orch_watch_encoder_pool_utilization', registers,
+        help: '[ALPHA] Share of the watch encoder pool threads\' time spent encoding since the server started (0 to 1)',
+        collect() { this.set(utilization()); },
       });
     }
     if (sources.audit) this.auditMetrics(sources.audit);

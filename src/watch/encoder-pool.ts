@@ -85,6 +85,9 @@ export class EncoderPool {
     return encoders;
   }
 
+  /** piscina's utilisation: the share of the threads' time spent running tasks since the pool started */
+  get utilization(): number { return this.pool.utilization; }
+
   /** Where the kinds of storage tables are looked up (the runtime registry, once it exists). */
   useKinds(kindOf: KindOfTable): void { this.kindOf = kindOf; }
 

@@ -48,6 +48,7 @@ describe('/metrics', () => {
       ['apiserver_storage_objects', 'gauge', '[STABLE] Number of stored objects at the time of last check split by kind. In case of a fetching error, the value will be -1.'],
       ['apiserver_watch_events_total', 'counter', '[ALPHA] Number of events sent in watch clients'],
       ['apiserver_watch_events_sizes', 'histogram', '[ALPHA] Watch event size distribution in bytes'],
+      ['orch_watch_encoder_pool_utilization', 'gauge', '[ALPHA] Share of the watch encoder pool threads\' time spent encoding since the server started (0 to 1)'],
       ['apiserver_flowcontrol_dispatched_requests_total', 'counter', '[BETA] Number of requests executed by API Priority and Fairness subsystem'],
       ['apiserver_flowcontrol_rejected_requests_total', 'counter', '[BETA] Number of requests rejected by API Priority and Fairness subsystem'],
       ['apiserver_flowcontrol_current_inqueue_requests', 'gauge', '[BETA] Number of requests currently pending in queues of the API Priority and Fairness subsystem'],
@@ -118,6 +119,9 @@ describe('/metrics', () => {
       assert.equal(sampleValue(m, 'apiserver_watch_events_sizes', 'apiserver_watch_events_sizes_count', sizeLabels), 2);
       assert.equal(sampleValue(m, 'apiserver_watch_events_sizes', 'apiserver_watch_events_sizes_bucket', { ...sizeLabels, le: '1024' }), 2);
       assert.ok(sampleValue(m, 'apiserver_watch_events_sizes', 'apiserver_watch_events_sizes_sum', sizeLabels) > 100);
+      // the events were encoded by the pool, whose threads have been busy some of the time
+      const utilization = sampleValue(m, 'orch_watch_encoder_pool_utilization', 'orch_watch_encoder_pool_utilization', {});
+      assert.ok(utilization > 0 && utilization <= 1, String(utilization));
       assert.ok(sampleValue(m, 'etcd_request_duration_seconds', 'etcd_request_duration_seconds_count', { operation: 'create', type: 'configmaps' }) >= 2);
       assert.ok(sampleValue(m, 'apiserver_storage_objects', 'apiserver_storage_objects', { resource: 'configmaps' }) >= 2);
       assert.ok(sampleValue(m, 'apiserver_storage_objects', 'apiserver_storage_objects', { resource: 'namespaces' }) >= 6);
