@@ -9,7 +9,7 @@
  */
 import { agentFor, call } from '../support.js';
 import {
-  LoadProcess, fmt, measureRounds, one, ratio, spread, startServer,
+  LoadProcess, cpuMsOf, fmt, measureRounds, one, ratio, spread, startServer,
   type Op, type PhaseResult, type Ratio, type Scenario, type Spread, type Table, type TestServer,
 } from '../harness.js';
 import type { ChartSpec } from '../report/chart.js';
@@ -96,24 +96,30 @@ export const scenario: Scenario = {
       // throughput: each round creates its own objects, then GETs them
       const measured = await measureRounds(rounds, warmup, async (r) => {
         const prefix = `r${r < 0 ? `w${-r}` : r}`;
-        const out = new Map<string, Record<Op, PhaseResult>>();
+        const out = new Map<string, Record<Op, PhaseResult & { cpuUs: number }>>();
         const shift = ((r % running.length) + running.length) % running.length;
         for (const run of [...running.slice(shift), ...running.slice(0, shift)]) {
           const stop = run.variant.scrape ? scraper(run) : undefined;
-          const cells = {} as Record<Op, PhaseResult>;
+          const cells = {} as Record<Op, PhaseResult & { cpuUs: number }>;
+          const pid = run.server.process.pid as number;
           try {
-            for (const op of ops) cells[op] = await run.load.run({ op, namespace: ns, prefix, from: 0, count, concurrency: c, expect: [] });
+            for (const op of ops) {
+              // the server's CPU per request: what other processes on a shared machine disturb least
+              const cpuBefore = cpuMsOf(pid);
+              const phase = await run.load.run({ op, namespace: ns, prefix, from: 0, count, concurrency: c, expect: [] });
+              cells[op] = { ...phase, cpuUs: ((cpuMsOf(pid) - cpuBefore) * 1000) / count };
+            }
           } finally {
             stop?.();
           }
           out.set(run.variant.name, cells);
-          if (r >= 0) ctx.log(`apf ${run.variant.name} round ${r + 1}/${rounds}: ${ops.map((op) => `${op} ${fmt(cells[op].requestsPerSec)}/s p99 ${fmt(cells[op].latencyMs.p99)} ms`).join('; ')}`);
+          if (r >= 0) ctx.log(`apf ${run.variant.name} round ${r + 1}/${rounds}: ${ops.map((op) => `${op} ${fmt(cells[op].requestsPerSec)}/s p99 ${fmt(cells[op].latencyMs.p99)} ms ${fmt(cells[op].cpuUs)} µs CPU`).join('; ')}`);
         }
         return out;
       });
       for (const run of running.splice(0)) { await run.load.close(); await run.server.dispose(); }
 
-      const cell = (v: Variant, op: Op, pick: (p: PhaseResult) => number): Spread => spread(measured.map((m) => pick((m.get(v.name) as Record<Op, PhaseResult>)[op])));
+      const cell = (v: Variant, op: Op, pick: (p: PhaseResult & { cpuUs: number }) => number): Spread => spread(measured.map((m) => pick((m.get(v.name) as Record<Op, PhaseResult & { cpuUs: number }>)[op])));
       const base = variants[0];
       const ratios: Ratio[] = [];
       const rows: (string | number)[][] = variants.map((v) => {
@@ -121,8 +127,13 @@ export const scenario: Scenario = {
         for (const op of ops) {
           const rps = cell(v, op, (p) => p.requestsPerSec);
           const b = cell(base, op, (p) => p.requestsPerSec);
-          row.push(fmt(rps.median), `±${fmt(rps.spreadPct)}%`, fmt(cell(v, op, (p) => p.latencyMs.p99).median), fmt(rps.median / b.median));
-          if (v !== base) ratios.push(ratio(`${op} c${c} requests/s, ${v.name} vs APF off`, rps.median, b.median, 'higher'));
+          const cpu = cell(v, op, (p) => p.cpuUs);
+          const cpuBase = cell(base, op, (p) => p.cpuUs);
+          row.push(fmt(rps.median), `±${fmt(rps.spreadPct)}%`, fmt(cell(v, op, (p) => p.latencyMs.p99).median), fmt(rps.median / b.median), fmt(cpu.median), fmt(cpu.median / cpuBase.median));
+          if (v !== base) {
+            ratios.push(ratio(`${op} c${c} requests/s, ${v.name} vs APF off`, rps.median, b.median, 'higher'));
+            ratios.push(ratio(`${op} c${c} server CPU per request, ${v.name} vs APF off`, cpu.median, cpuBase.median, 'lower'));
+          }
         }
         return row;
       });
@@ -163,7 +174,7 @@ export const scenario: Scenario = {
       const tables: Table[] = [
         {
           title: `ServiceAccount creates then GETs by one ordinary user (global-default level) at concurrency ${c}: median of ${rounds} rounds of ${count} each, after ${warmup} warm-up round(s)`,
-          columns: ['server', 'creates/s', 'spread', 'create p99 ms', 'creates vs off', 'GETs/s', 'spread', 'GET p99 ms', 'GETs vs off'],
+          columns: ['server', 'creates/s', 'spread', 'create p99 ms', 'creates vs off', 'server µs/create', 'CPU vs off', 'GETs/s', 'spread', 'GET p99 ms', 'GETs vs off', 'server µs/GET', 'CPU vs off'],
           rows,
         },
         {
