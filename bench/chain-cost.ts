@@ -6,10 +6,8 @@
  * rounds so that drift on a shared machine hits both alike.
  * Usage: node dist/bench/chain-cost.js --before <checkout of 6313749, built> [--ops 3000] [--rounds 5] [--concurrency 64]
  */
-import { existsSync } from 'node:fs';
-import { join, resolve } from 'node:path';
 import { LoadProcess, cpuMsOf, measureRounds, spread, type Op, type PhaseResult } from './harness.js';
-import { agentFor, call, flag, startServer, type TestServer } from './support.js';
+import { agentFor, builtServerScript, call, flag, startServer, type TestServer } from './support.js';
 
 const ops: Op[] = ['create', 'get', 'update', 'delete'];
 const count = flag('ops', 3000);
@@ -20,9 +18,7 @@ function beforeScript(): string {
   const at = process.argv.indexOf('--before');
   const dir = at >= 0 ? process.argv[at + 1] : process.env.ORCH_BENCH_BEFORE;
   if (!dir) throw new Error('--before <dir>: a checkout of the pre-pipeline commit (6313749) with `npm ci && npm run build` done');
-  const script = join(resolve(dir), 'dist/src/cli/main.js');
-  if (!existsSync(script)) throw new Error(`${script} does not exist: build that checkout first`);
-  return script;
+  return builtServerScript(dir);
 }
 
 async function prepared(script: string | undefined): Promise<{ server: TestServer; load: LoadProcess }> {

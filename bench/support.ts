@@ -4,6 +4,8 @@
  */
 import { Agent, request } from 'node:https';
 import { execFileSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { startServer, type TestServer } from '../test/support/server.js';
 
 export { startServer, type TestServer };
@@ -64,4 +66,14 @@ export function rssMiB(pid: number): number {
 export function flag(name: string, fallback: number): number {
   const i = process.argv.indexOf(`--${name}`);
   return i >= 0 ? Number(process.argv[i + 1]) : fallback;
+}
+
+/**
+ * The server entry point of another built checkout (a before-and-after comparison): `dir` holds
+ * that checkout, with `npm ci && npm run build` done.
+ */
+export function builtServerScript(dir: string): string {
+  const script = join(resolve(dir), 'dist/src/cli/main.js');
+  if (!existsSync(script)) throw new Error(`${script} does not exist: build that checkout first`);
+  return script;
 }

@@ -3,11 +3,16 @@
  * while a writer offers E creates per second; delivered events/s (median and spread over
  * one-second windows), commit-to-receipt latency, server CPU and RSS. Baseline in the same run: a
  * bare Node TLS server writing pre-encoded frames to the same number of streams, held by the same
- * load processes. Latency is measured from just before each create request (so it includes the
+ * load processes. With ORCH_BENCH_SERVER=<dir>, the server is the build in that checkout (a
+ * before-and-after comparison with the same load). Latency is measured from just before each create request (so it includes the
  * durable commit) to receipt, on one event in `sampleEvery`; percentiles from an HDR histogram
  * (hdr-histogram-js). The writer is an undici pool of 16 connections.
  */
-import { readFileSync } from 'node:fs';
+import { execFileSync, spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { createServer, type Server } from 'node:https';
 import type { ServerResponse } from 'node:http';
 import * as hdr from 'hdr-histogram-js';
@@ -18,6 +23,7 @@ import {
 } from '../harness.js';
 import type { ChildProcess } from 'node:child_process';
 import type { Credentials } from '../../test/support/server.js';
+import { builtServerScript } from '../support.js';
 
 const sampleEvery = 20;
 
@@ -52,7 +58,27 @@ interface Run {
   streamsEnded: number;
 }
 
-interface Load { watchers: number; rate: number; seconds: number; procs: number; forms: StreamForm[]; h2Sessions: number }
+interface Load {
+  watchers: number; rate: number; seconds: number; procs: number; forms: StreamForm[]; h2Sessions: number;
+  /** the Go load client's binary, when the run uses it instead of bench/watch-client.ts */
+  goClient?: string;
+}
+
+/**
+ * Builds bench/go-watch-client (needs `go` on PATH): the same protocol as watch-client.ts at a
+ * fraction of its CPU, so the load processes leave the machine's cores to the server.
+ */
+function buildGoClient(): string {
+  const source = join(dirname(fileURLToPath(import.meta.url)), '../../../bench/go-watch-client');
+  const binary = join(mkdtempSync(join(tmpdir(), 'orch-go-watch-')), 'go-watch-client');
+  execFileSync('go', ['build', '-o', binary, '.'], { cwd: source, stdio: 'inherit' });
+  return binary;
+}
+
+/** A load process: the Go client over the Node IPC channel (JSON lines), or the Node one. */
+function loadProcess(goClient: string | undefined): ChildProcess {
+  return goClient ? spawn(goClient, [], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'], serialization: 'json' }) : forkModule('./watch-client.js');
+}
 
 /** The streams' forms, cycled: `protobuf` and `table` percent of them, the rest JSON. */
 function formsOf(protobufPercent: number, tablePercent: number): StreamForm[] {
@@ -66,7 +92,7 @@ async function runLoad(load: Load, url: string, creds: Credentials, pid: number,
   try {
     for (let p = 0; p < load.procs; p++) {
       const count = Math.floor(load.watchers / load.procs) + (p < load.watchers % load.procs ? 1 : 0);
-      const child = forkModule('./watch-client.js');
+      const child = loadProcess(load.goClient);
       children.push(child);
       // HTTP/2 sessions spread over the processes, at least one each
       const h2Sessions = load.h2Sessions > 0 ? Math.max(1, Math.round(load.h2Sessions / load.procs)) : 0;
@@ -134,9 +160,9 @@ async function runLoad(load: Load, url: string, creds: Credentials, pid: number,
   }
 }
 
-function describeLoad(load: Pick<Load, 'forms' | 'h2Sessions'>): string {
+function describeLoad(load: Pick<Load, 'forms' | 'h2Sessions' | 'goClient'>): string {
   const n = (f: StreamForm) => load.forms.filter((x) => x === f).length * 5;
-  return `${n('json')}% JSON, ${n('protobuf')}% protobuf, ${n('table')}% Table; ${load.h2Sessions ? `${load.h2Sessions} HTTP/2 sessions` : 'HTTP/1.1'}`;
+  return `${n('json')}% JSON, ${n('protobuf')}% protobuf, ${n('table')}% Table; ${load.h2Sessions ? `${load.h2Sessions} HTTP/2 sessions` : 'HTTP/1.1'}; ${load.goClient ? 'Go' : 'Node'} clients`;
 }
 
 /** A watch event as our server sends it for this scenario, encoded ahead of time for the baseline. */
@@ -168,24 +194,27 @@ async function baseline(load: Load, creds: Credentials, serverCert: string, serv
 export const scenario: Scenario = {
   name: 'watch-fanout',
   description: 'N watchers over TLS held by separate load processes while a writer offers 100 creates/s; baseline: a bare Node TLS server writing pre-encoded frames to the same streams.',
-  defaults: { watchers: [1_000, 5_000], rate: [100], seconds: [10], procs: [2], protobuf: [0], table: [0], h2: [0] },
-  smoke: { watchers: [20, 60], rate: [20], seconds: [2], procs: [1], protobuf: [50], table: [10], h2: [0] },
+  defaults: { watchers: [1_000, 5_000], rate: [100], seconds: [10], procs: [2], protobuf: [0], table: [0], h2: [0], go: [0] },
+  smoke: { watchers: [20, 60], rate: [20], seconds: [2], procs: [1], protobuf: [50], table: [10], h2: [0], go: [0] },
   help: {
     watchers: 'watch streams (list)', rate: 'creates offered per second', seconds: 'how long the writer offers', procs: 'load processes holding the streams',
     protobuf: 'percent of streams in protobuf (multiple of 5)', table: 'percent of streams asking for Tables', h2: 'HTTP/2 sessions carrying all streams (0: one HTTP/1.1 connection each)',
+    go: '1: the load processes are bench/go-watch-client (built with `go`), 0: bench/watch-client.ts',
   },
   async run(ctx) {
     const optional = (name: string) => (ctx.sizes[name]?.length ? one(ctx.sizes, name) : 0);
     const load0 = {
       rate: one(ctx.sizes, 'rate'), seconds: one(ctx.sizes, 'seconds'), procs: one(ctx.sizes, 'procs'),
       forms: formsOf(optional('protobuf'), optional('table')), h2Sessions: optional('h2'),
+      goClient: optional('go') ? buildGoClient() : undefined,
     };
     // the bare TLS baseline writes JSON lines over HTTP/1.1: it is comparable with that load only
     const comparable = load0.h2Sessions === 0 && load0.forms.every((f) => f === 'json');
     const bySize: { watchers: number; ours: Run & { createLatencyMs: ReturnType<typeof percentiles> }; baseline: Run; ratioEventsPerSec: number; ratioP99: number }[] = [];
     for (const watchers of ctx.sizes.watchers) {
       const load = { ...load0, watchers };
-      const server = await startServer({ args: ['--log-level', 'warn'] });
+      const other = process.env.ORCH_BENCH_SERVER;
+      const server = await startServer({ ...(other ? { script: builtServerScript(other) } : {}), args: ['--log-level', 'warn'] });
       const writer = new Pool(server.url, { connections: 16, connect: { ca: server.admin.ca, cert: server.admin.cert, key: server.admin.key } });
       const post = async (path: string, body: string): Promise<number> => {
         const r = await writer.request({ method: 'POST', path, headers: { 'content-type': 'application/json' }, body });
@@ -264,7 +293,7 @@ export const scenario: Scenario = {
           ],
         },
       ],
-      figures: { ...load0, sampleEvery, bySize },
+      figures: { ...load0, sampleEvery, bySize, server: process.env.ORCH_BENCH_SERVER ?? 'this checkout' },
     };
   },
 };

@@ -77,7 +77,13 @@ export class PacedWatch implements WatchSink, SlabHolder {
 
   write(frames: readonly Frame[]): void {
     if (this.closed || frames.length === 0) return;
-    this.slabs?.retain(frames, this);
+    const slabs = this.slabs;
+    slabs?.retain(frames, this);
+    if (!this.pumping && this.catchUp === undefined && this.head === this.queue.length && this.sink.hasRoom()) {
+      // the common case, a live batch to a stream that keeps up: straight to the socket, no queue
+      this.sink.write(frames, slabs && (() => slabs.release(frames, this)));
+      return;
+    }
     this.queue.push(frames);
     const bytes = bytesOf(frames);
     this.queuedBytes += bytes;

@@ -44,26 +44,33 @@ export interface EncodedBatch {
 export function encodeBatch(task: EncodeTask, out: SlabWriter): EncodedBatch {
   const bases = indexBases(task);
   const index = new Int32Array(bases[bases.length - 1]).fill(-1);
-  const encoders = new Map<string, WatchEncoders[]>();
-  for (const [table, t] of Object.entries(task.tables)) encoders.set(table, t.shapes.map((shape) => encodersOf(shape, t.kind)));
-  task.changes.forEach((change, i) => {
-    const table = task.tables[change.resource];
-    const object = new StoredObject(JSON.parse(change.object) as KObject, change.revision, change.object);
-    let left: StoredObject | undefined;
-    for (const slot of slotsOf(change, table.filtered)) {
-      let source = object;
-      if (slot === 'LEFT') {
-        // the previous content at the change's revision, as the cacher sends an object leaving a selector
-        const previous = JSON.parse(change.previous as string) as KObject;
-        previous.metadata.resourceVersion = String(change.revision);
-        source = left ??= new StoredObject(previous, change.revision);
+  const objects = task.changes.map((change) => new StoredObject(JSON.parse(change.object) as KObject, change.revision, change.object));
+  const left: Array<StoredObject | undefined> = [];
+  /** the object a slot's frame carries: a LEFT frame, the previous content at the change's revision, as the cacher sends an object leaving a selector */
+  const sourceOf = (i: number, slot: FrameSlot): StoredObject => {
+    if (slot !== 'LEFT') return objects[i];
+    const change = task.changes[i];
+    const previous = JSON.parse(change.previous as string) as KObject;
+    previous.metadata.resourceVersion = String(change.revision);
+    return (left[i] ??= new StoredObject(previous, change.revision));
+  };
+  // Shape by shape, each change's own event type first: the frames a watcher without selectors
+  // gets from one batch then lie side by side in a slab, and go out as one write (coalesceFrames).
+  for (const [table, t] of Object.entries(task.tables)) {
+    t.shapes.forEach((shape, s) => {
+      const enc = encodersOf(shape, t.kind);
+      for (const pass of ['own', 'other'] as const) {
+        task.changes.forEach((change, i) => {
+          if (change.resource !== table) return;
+          const slots = slotsOf(change, t.filtered);
+          for (const slot of pass === 'own' ? slots.slice(0, 1) : slots.slice(1)) {
+            const type: Exclude<FrameSlot, 'LEFT'> = slot === 'LEFT' ? 'DELETED' : slot;
+            const [slab, offset, length] = out.put(inlineFrame(enc, type, sourceOf(i, slot)));
+            index.set([slab, offset, length], entryAt(bases[i], s, slot));
+          }
+        });
       }
-      const type: Exclude<FrameSlot, 'LEFT'> = slot === 'LEFT' ? 'DELETED' : slot;
-      (encoders.get(change.resource) as WatchEncoders[]).forEach((enc, shape) => {
-        const [slab, offset, length] = out.put(inlineFrame(enc, type, source));
-        index.set([slab, offset, length], entryAt(bases[i], shape, slot));
-      });
-    }
-  });
+    });
+  }
   return { index, slabs: out.takeNews() };
 }

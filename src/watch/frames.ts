@@ -25,6 +25,43 @@ export function pooled(spec: Pick<WatchSpec, 'shape'>): boolean {
   return spec.shape !== undefined;
 }
 
+/** Merged runs of one delivery, by their first and last frame: watchers given the same run share one view. */
+export type FrameRuns = Map<Uint8Array, { last: Uint8Array; view: Buffer }>;
+
+/**
+ * The frames with each run of byte frames that lie side by side in one buffer (a batch's frames
+ * in an encoder slab) merged into one view of it: one socket write instead of one per event, and
+ * no copy. Returns `frames` itself when nothing merges.
+ */
+export function coalesceFrames(frames: Frame[], runs?: FrameRuns): Frame[] {
+  if (frames.length < 2) return frames;
+  let out: Frame[] | undefined;
+  let runStart = 0;
+  for (let i = 1; i <= frames.length; i++) {
+    const prev = frames[i - 1];
+    const cur = frames[i];
+    const adjacent = i < frames.length && typeof prev !== 'string' && typeof cur !== 'string' &&
+      cur.buffer === prev.buffer && prev.byteOffset + prev.byteLength === cur.byteOffset;
+    if (adjacent) continue;
+    if (i - runStart > 1) {
+      out ??= frames.slice(0, runStart);
+      out.push(mergedRun(frames[runStart] as Uint8Array, frames[i - 1] as Uint8Array, runs));
+    } else if (out) {
+      out.push(frames[i - 1]);
+    }
+    runStart = i;
+  }
+  return out ?? frames;
+}
+
+function mergedRun(first: Uint8Array, last: Uint8Array, runs: FrameRuns | undefined): Buffer {
+  const known = runs?.get(first);
+  if (known?.last === last) return known.view;
+  const view = Buffer.from(first.buffer, first.byteOffset, last.byteOffset + last.byteLength - first.byteOffset);
+  runs?.set(first, { last, view });
+  return view;
+}
+
 /** A frame built on the front thread: a JSON line, a CBOR item, or a protobuf frame of a view. */
 export function inlineFrame(spec: Pick<WatchSpec, 'encoding' | 'view' | 'envelope' | 'cbor'>, type: WatchEventType, object: StoredObject): Frame {
   if (spec.encoding === 'protobuf' && spec.envelope) return encodeWatchFrame(type, spec.envelope(object.object));

@@ -8,8 +8,8 @@ import type { KObject } from '../../src/api/meta.js';
 import { aliasOf } from '../../src/api/registry/alias.js';
 import { StoredObject } from '../../src/store/read-model.js';
 import { encodeBatch, poolEncodes } from '../../src/watch/encode-batch.js';
-import { entryAt, type EncodeTask, type FrameSlot } from '../../src/watch/encode-task.js';
-import { inlineFrame } from '../../src/watch/frames.js';
+import { entryAt, indexBases, type EncodeTask, type FrameSlot } from '../../src/watch/encode-task.js';
+import { coalesceFrames, inlineFrame } from '../../src/watch/frames.js';
 import { shapeOf, watchEncoders, type WatchRepresentation } from '../../src/watch/shape.js';
 import { SlabTable, SlabWriter } from '../../src/watch/slabs.js';
 
@@ -71,5 +71,40 @@ describe('the encoder pool\'s frames', () => {
     const runtimeKind = { ...serviceAccountKind, group: 'example.com', resource: 'widgets', kind: 'Widget' };
     assert.equal(poolEncodes(shapeOf(runtimeKind, 'json', undefined, false)), true, 'plain: the task carries its schema');
     assert.equal(poolEncodes(shapeOf(runtimeKind, 'json', representations[2], false)), false);
+  });
+
+  it('lays one shape\'s frames of a batch side by side, each change\'s own event first, so a watcher without selectors gets them in one write', () => {
+    const objects = [1, 2, 3].map((n) => ({ kind: 'ServiceAccount', apiVersion: 'v1', metadata: { name: `sa-${n}`, namespace: 'ns', resourceVersion: String(10 + n) } }));
+    const shapes = (['json', 'protobuf'] as const).map((encoding) => shapeOf(serviceAccountKind, encoding, undefined, false));
+    const task: EncodeTask = {
+      changes: objects.map((o, i) => ({ resource: 'r', type: i === 1 ? 'MODIFIED' : 'ADDED', revision: 11 + i, object: JSON.stringify(o), previous: i === 1 ? JSON.stringify(o) : undefined })),
+      tables: { r: { shapes, filtered: true } },
+    };
+    const result = encodeBatch(task, new SlabWriter(1 << 16));
+    const slabs = new SlabTable(1 << 30);
+    slabs.learn(result.slabs.created);
+    const bases = indexBases(task);
+    shapes.forEach((shape, s) => {
+      const own = task.changes.map((c, i) => {
+        const at = entryAt(bases[i], s, c.type as FrameSlot);
+        return slabs.frame(result.index[at], result.index[at + 1], result.index[at + 2]);
+      });
+      const merged = coalesceFrames(own);
+      assert.equal(merged.length, 1, `${shape.key}: the three events are one run`);
+      assert.deepEqual(Buffer.from(merged[0] as Uint8Array), Buffer.concat(own), `${shape.key}: the run is the events in order`);
+      assert.equal((merged[0] as Uint8Array).buffer, own[0].buffer, 'a view of the slab, not a copy');
+    });
+  });
+
+  it('merges only byte frames that are adjacent in one buffer', () => {
+    const slab = Buffer.from('aaabbbcccddd');
+    const other = Buffer.from('eee');
+    const a = slab.subarray(0, 3), b = slab.subarray(3, 6), c = slab.subarray(6, 9), d = slab.subarray(9, 12);
+    assert.deepEqual(coalesceFrames([a, b]).map(String), ['aaabbb']);
+    assert.deepEqual(coalesceFrames([a, c, d]).map(String), ['aaa', 'cccddd'], 'a gap ends a run');
+    assert.deepEqual(coalesceFrames([a, b, 'x\n', c, other, d]).map(String), ['aaabbb', 'x\n', 'ccc', 'eee', 'ddd'], 'strings and other buffers stay as they are');
+    assert.deepEqual(coalesceFrames([b, a]).map(String), ['bbb', 'aaa'], 'out of order is not adjacent');
+    const single = [a];
+    assert.equal(coalesceFrames(single), single);
   });
 });

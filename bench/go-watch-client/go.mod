@@ -1,0 +1,3 @@
+module orch.io/bench/go-watch-client
+
+go 1.19
