@@ -11,6 +11,7 @@ import { fieldErrors, type FieldError } from '../status/status-error.js';
 import type { CrdObject, CrdVersion } from './crd-types.js';
 import { validateSchemaRules } from './schema-rules.js';
 import { validateRules } from './cel/rules.js';
+import { validateWebhookService, validateWebhookUrl } from './webhook-client-config.js';
 
 
 const dns1035LabelFmt = '[a-z]([-a-z0-9]*[a-z0-9])?';
@@ -113,9 +114,8 @@ function validateConversion(crd: CrdObject): FieldError[] {
     const config = webhook?.clientConfig;
     if (!config) errs.push(fieldErrors.required('spec.conversion.webhook.clientConfig', 'required when strategy is set to Webhook'));
     else if (!config.url === !config.service) errs.push(fieldErrors.required('spec.conversion.webhook.clientConfig', 'exactly one of url or service is required'));
-    else if (config.url && !config.url.startsWith('https://')) {
-      errs.push(fieldErrors.invalid('spec.conversion.webhook.clientConfig.url', config.url, "'https' is the only allowed URL scheme"));
-    }
+    else if (config.url) errs.push(...validateWebhookUrl('spec.conversion.webhook.clientConfig.url', config.url));
+    else if (config.service) errs.push(...validateWebhookService('spec.conversion.webhook.clientConfig.service', config.service));
     if (!webhook?.conversionReviewVersions?.includes('v1')) {
       errs.push(fieldErrors.invalid('spec.conversion.webhook.conversionReviewVersions', webhook?.conversionReviewVersions ?? [], 'must include at least one of v1'));
     }
