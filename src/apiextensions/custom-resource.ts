@@ -152,23 +152,28 @@ function declarationOf(crd: CrdObject, v: CrdVersion, index: number, storageVers
   return decl;
 }
 
-/**
- * The declarations a CRD serves, in version priority order (discovery's preferred version first);
- * none when the storage version's schema is unusable.
- */
-export function declarationsOf(crd: CrdObject): KindDeclaration[] {
-  const storageVersion = crd.spec.versions.find((v) => v.storage)?.name;
-  if (!storageVersion) return [];
-  const served = crd.spec.versions
-    .map((v, i) => ({ v, i }))
-    .filter(({ v }) => v.served)
-    .sort((a, b) => compareVersionPriority(a.v.name, b.v.name));
+/** What a CRD registers: its served versions, and its storage version when that is not served. */
+export interface CrdDeclarations {
+  /** in version priority order (discovery's preferred version first) */
+  served: KindDeclaration[];
+  /** the storage version of a CRD that does not serve it (`served: false`): stored, never routed */
+  unservedStorage?: KindDeclaration;
+}
+
+/** The declarations of a CRD; none when the storage version's schema is unusable. */
+export function declarationsOf(crd: CrdObject): CrdDeclarations {
+  const versions = crd.spec.versions.map((v, i) => ({ v, i }));
+  const storage = versions.find(({ v }) => v.storage);
+  if (!storage) return { served: [] };
+  const storageVersion = storage.v.name;
   const conversion = crd.spec.conversion;
   const webhook = conversion?.strategy === 'Webhook' ? new ConversionWebhook(conversion.webhook?.clientConfig, `${crd.spec.group}/${storageVersion}, Kind=${crd.spec.names.kind}`) : undefined;
-  const out: KindDeclaration[] = [];
-  for (const { v, i } of served) {
+  const unservedStorage = storage.v.served ? undefined : declarationOf(crd, storage.v, storage.i, storageVersion, webhook);
+  if (!storage.v.served && !unservedStorage) return { served: [] };
+  const served: KindDeclaration[] = [];
+  for (const { v, i } of versions.filter(({ v }) => v.served).sort((a, b) => compareVersionPriority(a.v.name, b.v.name))) {
     const decl = declarationOf(crd, v, i, storageVersion, webhook);
-    if (decl) out.push(decl);
+    if (decl) served.push(decl);
   }
-  return out;
+  return { served, unservedStorage };
 }
