@@ -4,12 +4,15 @@
  * `oldSelf` to the old value where it correlates (same property; same key in a map-type list;
  * same value in a set), transition rules skipped where there is none unless `optionalOldSelf`.
  * A failed rule reports its message, messageExpression, reason and fieldPath as Kubernetes does.
+ * Each evaluation is metered: past the per-call limit, or past what is left of the object's budget,
+ * the failure is reported and no further rule runs (apiextensions' validateExpressions).
  */
 import { isCelError } from '@bufbuild/cel';
 import type { Structural } from '../../api/schema/structural.js';
 import { jsonEqual } from '../../api/schema/value-validation.js';
 import { fieldErrors, type FieldError } from '../../status/status-error.js';
-import { compileRule, type CompiledRule } from './rules.js';
+import { compileRule, type CompiledRule, type Program } from './rules.js';
+import { metered, perCallLimit, runtimeCostBudget, type Metered } from './runtime-cost.js';
 import { celValueOf, optionalOf, plainOf } from './values.js';
 
 function isObject(v: unknown): v is Record<string, unknown> {
@@ -23,6 +26,11 @@ function ruleText(rule: CompiledRule['rule']): string {
 function childPath(path: string, key: string): string {
   return path ? `${path}.${key}` : key;
 }
+
+const outOfBudget = 'validation failed due to running out of cost budget, no further validation rules will be run';
+
+/** What is left of one object's cost budget; `stopped` once a rule ran out of it or past its own limit. */
+interface Budget { remaining: number; stopped: boolean }
 
 export class RuleValidator {
   private readonly compiled = new WeakMap<Structural, CompiledRule[]>();
@@ -46,25 +54,40 @@ export class RuleValidator {
     return any;
   }
 
-  validate(obj: unknown, old?: unknown): FieldError[] {
+  validate(obj: unknown, old?: unknown, budget = runtimeCostBudget): FieldError[] {
     const errs: FieldError[] = [];
-    if (this.active) this.walk(this.root, obj, old, '', errs);
+    if (this.active) this.walk(this.root, obj, old, '', errs, { remaining: budget, stopped: false });
     return errs;
   }
 
-  private walk(s: Structural, value: unknown, old: unknown, path: string, errs: FieldError[]): void {
+  private walk(s: Structural, value: unknown, old: unknown, path: string, errs: FieldError[], budget: Budget): void {
     if (value === undefined || value === null) return;
-    for (const rule of this.compiled.get(s) ?? []) this.evaluate(rule, s, value, old, path, errs);
+    for (const rule of this.compiled.get(s) ?? []) {
+      this.evaluate(rule, s, value, old, path, errs, budget);
+      if (budget.stopped) return;
+    }
     if (isObject(value)) {
       const oldObject = isObject(old) ? old : undefined;
       for (const [k, v] of Object.entries(value)) {
         const prop = s.properties && Object.hasOwn(s.properties, k) ? s.properties[k] : typeof s.additionalProperties === 'object' ? s.additionalProperties : undefined;
-        if (prop) this.walk(prop, v, oldObject && Object.hasOwn(oldObject, k) ? oldObject[k] : undefined, childPath(path, k), errs);
+        if (prop) this.walk(prop, v, oldObject && Object.hasOwn(oldObject, k) ? oldObject[k] : undefined, childPath(path, k), errs, budget);
+        if (budget.stopped) return;
       }
     } else if (Array.isArray(value) && s.items) {
       const oldList = Array.isArray(old) ? old : [];
-      value.forEach((item, i) => this.walk(s.items!, item, this.correlate(s, item, oldList), `${path}[${i}]`, errs));
+      for (let i = 0; i < value.length && !budget.stopped; i++) this.walk(s.items, value[i], this.correlate(s, value[i], oldList), `${path}[${i}]`, errs, budget);
     }
+  }
+
+  /** One metered evaluation, charged to the budget: undefined when it ran out (the error is pushed, validation stops). */
+  private run(program: Program, vars: { self: unknown; oldSelf: unknown }, budget: Budget): Metered | undefined {
+    const outcome = metered(program.baseCost, Math.min(perCallLimit, budget.remaining), () => program.run(vars));
+    if (outcome.cost > budget.remaining) {
+      budget.stopped = true;
+      return undefined;
+    }
+    budget.remaining -= outcome.cost;
+    return outcome;
   }
 
   /** The old element an element correlates with: by key in map lists, by value in sets, none in atomic lists. */
@@ -75,13 +98,28 @@ export class RuleValidator {
     return oldList.find((o) => isObject(o) && keys.every((k) => jsonEqual(o[k], item[k])));
   }
 
-  private evaluate(rule: CompiledRule, s: Structural, value: unknown, old: unknown, path: string, errs: FieldError[]): void {
+  private evaluate(rule: CompiledRule, s: Structural, value: unknown, old: unknown, path: string, errs: FieldError[], budget: Budget): void {
     const optional = rule.rule.optionalOldSelf === true;
     if (rule.usesOldSelf && old === undefined && !optional) return;
+    const type = s.type ?? '';
+    if (budget.remaining <= 0) {
+      budget.stopped = true;
+      errs.push(fieldErrors.invalid(path, type, outOfBudget));
+      return;
+    }
     const self = celValueOf(value, s);
     const oldSelf = optional ? optionalOf(old === undefined ? undefined : celValueOf(old, s)) : celValueOf(old, s);
-    const result = rule.program({ self, oldSelf });
-    const type = s.type ?? '';
+    const outcome = this.run(rule.program, { self, oldSelf }, budget);
+    if (!outcome) {
+      errs.push(fieldErrors.invalid(path, type, outOfBudget));
+      return;
+    }
+    if (outcome.exceeded) {
+      budget.stopped = true;
+      errs.push(fieldErrors.invalid(path, type, `'operation cancelled: actual cost limit exceeded': no further validation rules will be run due to call cost exceeds limit for rule: ${ruleText(rule.rule)}`));
+      return;
+    }
+    const result = outcome.result;
     if (isCelError(result)) {
       const message = (result as Error).message.replace(/^field not found: /, 'no such key: ');
       const detail = message.startsWith('found no matching overload')
@@ -93,7 +131,11 @@ export class RuleValidator {
     if (result === true) return;
     let target = path;
     for (const seg of rule.fieldPath ?? []) target = typeof seg === 'number' ? `${target}[${seg}]` : childPath(target, seg);
-    const detail = this.message(rule, self, oldSelf);
+    const { detail, failure } = this.message(rule, self, oldSelf, budget);
+    if (failure !== undefined) {
+      errs.push(fieldErrors.invalid(target, type, failure));
+      return;
+    }
     switch (rule.rule.reason) {
       case 'FieldValueForbidden': errs.push(fieldErrors.forbidden(target, detail)); break;
       case 'FieldValueRequired': errs.push(fieldErrors.required(target, detail)); break;
@@ -102,12 +144,21 @@ export class RuleValidator {
     }
   }
 
-  /** messageExpression's string when it gives one, else message, else `failed rule: <rule>`. */
-  private message(rule: CompiledRule, self: unknown, oldSelf: unknown): string {
+  /**
+   * messageExpression's string when it gives one, else message, else `failed rule: <rule>`; a
+   * failure (evaluateMessageExpression's) when the messageExpression ran out of cost.
+   */
+  private message(rule: CompiledRule, self: unknown, oldSelf: unknown, budget: Budget): { detail: string; failure?: string } {
     if (rule.messageProgram) {
-      const out = plainOf(rule.messageProgram({ self, oldSelf }));
-      if (typeof out === 'string' && out.trim() && !out.includes('\n')) return out;
+      const outcome = this.run(rule.messageProgram, { self, oldSelf }, budget);
+      if (!outcome) return { detail: '', failure: 'messageExpression evaluation failed due to running out of cost budget, no further validation rules will be run' };
+      if (outcome.exceeded) {
+        budget.stopped = true;
+        return { detail: '', failure: 'messageExpression evaluation failed due to: operation cancelled: actual cost limit exceeded' };
+      }
+      const out = plainOf(outcome.result);
+      if (typeof out === 'string' && out.trim() && !out.includes('\n')) return { detail: out };
     }
-    return rule.rule.message?.trim() || `failed rule: ${rule.rule.rule.trim()}`;
+    return { detail: rule.rule.message?.trim() || `failed rule: ${rule.rule.rule.trim()}` };
   }
 }
