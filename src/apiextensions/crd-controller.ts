@@ -14,7 +14,7 @@ import type { ReadModel } from '../store/read-model.js';
 import { StatusError } from '../status/status-error.js';
 import { setCondition } from './crd-kind.js';
 import { cleanupFinalizer, crdTable, type CrdCondition, type CrdNames, type CrdObject } from './crd-types.js';
-import { declarationsOf } from './custom-resource.js';
+import { declarationsOf, type CrdServingOptions } from './custom-resource.js';
 
 export const apiextensionsManager = 'orch-apiextensions-controller';
 const cleanupRetryMs = 200;
@@ -27,6 +27,8 @@ export interface CrdControllerDeps {
   crds: ObjectStore;
   storeOf(kind: KindDeclaration): ObjectStore;
   onError(err: unknown): void;
+  /** from the feature gates */
+  serving: CrdServingOptions;
   /** called when a CRD's declarations are served or withdrawn (for caches keyed by kind) */
   onServed?(kinds: readonly KindDeclaration[], served: boolean): void;
 }
@@ -76,7 +78,7 @@ export class CrdController {
     const spec = JSON.stringify(crd.spec);
     if (this.served.get(name)?.spec === spec) return;
     this.withdraw(name);
-    const { served: kinds, unservedStorage } = declarationsOf(crd);
+    const { served: kinds, unservedStorage } = declarationsOf(crd, this.deps.serving);
     try {
       // the storage version first: a view's store is made with the storage declaration it finds
       if (unservedStorage) this.deps.registry.addUnservedStorage(unservedStorage);
@@ -177,7 +179,7 @@ export class CrdController {
   private async finalize(crd: CrdObject): Promise<void> {
     const name = crd.metadata.name as string;
     if (!crd.metadata.finalizers?.includes(cleanupFinalizer)) return;
-    const { served, unservedStorage } = declarationsOf(crd);
+    const { served, unservedStorage } = declarationsOf(crd, this.deps.serving);
     const storage = unservedStorage ?? served.find((k) => !k.storage) ?? served[0];
     let remaining = 0;
     if (storage) {

@@ -5,10 +5,12 @@
  * same value in a set), transition rules skipped where there is none unless `optionalOldSelf`.
  * A failed rule reports its message, messageExpression, reason and fieldPath as Kubernetes does.
  * Each evaluation is metered: past the per-call limit, or past what is left of the object's budget,
- * the failure is reported and no further rule runs (apiextensions' validateExpressions).
+ * the failure is reported and no further rule runs (apiextensions' validateExpressions). On update
+ * with ratcheting, a failed rule without oldSelf is dropped where the value did not change.
  */
 import { isCelError } from '@bufbuild/cel';
 import type { Structural } from '../../api/schema/structural.js';
+import type { Correlated } from '../../api/schema/correlation.js';
 import { jsonEqual } from '../../api/schema/value-validation.js';
 import { fieldErrors, type FieldError } from '../../status/status-error.js';
 import { compileRule, type CompiledRule, type Program } from './rules.js';
@@ -29,8 +31,31 @@ function childPath(path: string, key: string): string {
 
 const outOfBudget = 'validation failed due to running out of cost budget, no further validation rules will be run';
 
-/** What is left of one object's cost budget; `stopped` once a rule ran out of it or past its own limit. */
-interface Budget { remaining: number; stopped: boolean }
+/** One object's validation: its errors, what is left of its cost budget, `stopped` once a rule ran out of it or past its own limit. */
+interface Pass { errs: FieldError[]; remaining: number; stopped: boolean }
+
+/**
+ * Where a node stands for ratcheting (apiextensions' ratchetingOptions): its correlation with the
+ * old object, else the nearest correlated ancestor's. Undefined without ratcheting.
+ */
+interface Ratchet { current?: Correlated; parent?: Correlated }
+
+function keyRatchet(r: Ratchet | undefined, field: string, atRoot: boolean): Ratchet | undefined {
+  if (!r?.current) return r;
+  // apiVersion and kind are the same in both (both are converted to the served version)
+  if (atRoot && (field === 'apiVersion' || field === 'kind')) return {};
+  return { current: r.current.key(field), parent: r.current };
+}
+
+function indexRatchet(r: Ratchet | undefined, i: number): Ratchet | undefined {
+  return r?.current ? { current: r.current.index(i), parent: r.current } : r;
+}
+
+/** A failed rule's error is dropped when its node (or, uncorrelated, its nearest correlated ancestor) did not change. */
+function ratchets(r: Ratchet | undefined): boolean {
+  if (!r) return false;
+  return r.current ? r.current.deepEqual() : r.parent?.deepEqual() ?? false;
+}
 
 export class RuleValidator {
   private readonly compiled = new WeakMap<Structural, CompiledRule[]>();
@@ -54,39 +79,40 @@ export class RuleValidator {
     return any;
   }
 
-  validate(obj: unknown, old?: unknown, budget = runtimeCostBudget): FieldError[] {
-    const errs: FieldError[] = [];
-    if (this.active) this.walk(this.root, obj, old, '', errs, { remaining: budget, stopped: false });
-    return errs;
+  /** The rules' errors; on update with `correlation`, failures of unchanged values ratcheted away. */
+  validate(obj: unknown, old?: unknown, budget = runtimeCostBudget, correlation?: Correlated): FieldError[] {
+    const pass: Pass = { errs: [], remaining: budget, stopped: false };
+    if (this.active) this.walk(this.root, obj, old, '', pass, correlation && { current: correlation });
+    return pass.errs;
   }
 
-  private walk(s: Structural, value: unknown, old: unknown, path: string, errs: FieldError[], budget: Budget): void {
+  private walk(s: Structural, value: unknown, old: unknown, path: string, pass: Pass, ratchet: Ratchet | undefined): void {
     if (value === undefined || value === null) return;
     for (const rule of this.compiled.get(s) ?? []) {
-      this.evaluate(rule, s, value, old, path, errs, budget);
-      if (budget.stopped) return;
+      this.evaluate(rule, s, value, old, path, pass, ratchet);
+      if (pass.stopped) return;
     }
     if (isObject(value)) {
       const oldObject = isObject(old) ? old : undefined;
       for (const [k, v] of Object.entries(value)) {
         const prop = s.properties && Object.hasOwn(s.properties, k) ? s.properties[k] : typeof s.additionalProperties === 'object' ? s.additionalProperties : undefined;
-        if (prop) this.walk(prop, v, oldObject && Object.hasOwn(oldObject, k) ? oldObject[k] : undefined, childPath(path, k), errs, budget);
-        if (budget.stopped) return;
+        if (prop) this.walk(prop, v, oldObject && Object.hasOwn(oldObject, k) ? oldObject[k] : undefined, childPath(path, k), pass, keyRatchet(ratchet, k, path === ''));
+        if (pass.stopped) return;
       }
     } else if (Array.isArray(value) && s.items) {
       const oldList = Array.isArray(old) ? old : [];
-      for (let i = 0; i < value.length && !budget.stopped; i++) this.walk(s.items, value[i], this.correlate(s, value[i], oldList), `${path}[${i}]`, errs, budget);
+      for (let i = 0; i < value.length && !pass.stopped; i++) this.walk(s.items, value[i], this.correlate(s, value[i], oldList), `${path}[${i}]`, pass, indexRatchet(ratchet, i));
     }
   }
 
   /** One metered evaluation, charged to the budget: undefined when it ran out (the error is pushed, validation stops). */
-  private run(program: Program, vars: { self: unknown; oldSelf: unknown }, budget: Budget): Metered | undefined {
-    const outcome = metered(program.baseCost, Math.min(perCallLimit, budget.remaining), () => program.run(vars));
-    if (outcome.cost > budget.remaining) {
-      budget.stopped = true;
+  private run(program: Program, vars: { self: unknown; oldSelf: unknown }, pass: Pass): Metered | undefined {
+    const outcome = metered(program.baseCost, Math.min(perCallLimit, pass.remaining), () => program.run(vars));
+    if (outcome.cost > pass.remaining) {
+      pass.stopped = true;
       return undefined;
     }
-    budget.remaining -= outcome.cost;
+    pass.remaining -= outcome.cost;
     return outcome;
   }
 
@@ -98,25 +124,25 @@ export class RuleValidator {
     return oldList.find((o) => isObject(o) && keys.every((k) => jsonEqual(o[k], item[k])));
   }
 
-  private evaluate(rule: CompiledRule, s: Structural, value: unknown, old: unknown, path: string, errs: FieldError[], budget: Budget): void {
+  private evaluate(rule: CompiledRule, s: Structural, value: unknown, old: unknown, path: string, pass: Pass, ratchet: Ratchet | undefined): void {
     const optional = rule.rule.optionalOldSelf === true;
     if (rule.usesOldSelf && old === undefined && !optional) return;
     const type = s.type ?? '';
-    if (budget.remaining <= 0) {
-      budget.stopped = true;
-      errs.push(fieldErrors.invalid(path, type, outOfBudget));
+    if (pass.remaining <= 0) {
+      pass.stopped = true;
+      pass.errs.push(fieldErrors.invalid(path, type, outOfBudget));
       return;
     }
     const self = celValueOf(value, s);
     const oldSelf = optional ? optionalOf(old === undefined ? undefined : celValueOf(old, s)) : celValueOf(old, s);
-    const outcome = this.run(rule.program, { self, oldSelf }, budget);
+    const outcome = this.run(rule.program, { self, oldSelf }, pass);
     if (!outcome) {
-      errs.push(fieldErrors.invalid(path, type, outOfBudget));
+      pass.errs.push(fieldErrors.invalid(path, type, outOfBudget));
       return;
     }
     if (outcome.exceeded) {
-      budget.stopped = true;
-      errs.push(fieldErrors.invalid(path, type, `'operation cancelled: actual cost limit exceeded': no further validation rules will be run due to call cost exceeds limit for rule: ${ruleText(rule.rule)}`));
+      pass.stopped = true;
+      pass.errs.push(fieldErrors.invalid(path, type, `'operation cancelled: actual cost limit exceeded': no further validation rules will be run due to call cost exceeds limit for rule: ${ruleText(rule.rule)}`));
       return;
     }
     const result = outcome.result;
@@ -125,22 +151,24 @@ export class RuleValidator {
       const detail = message.startsWith('found no matching overload')
         ? `'no such overload': call arguments did not match a supported operator, function or macro signature for rule: ${ruleText(rule.rule)}`
         : `${message} evaluating rule: ${ruleText(rule.rule)}`;
-      errs.push(fieldErrors.invalid(path, type, detail));
+      pass.errs.push(fieldErrors.invalid(path, type, detail));
       return;
     }
     if (result === true) return;
     let target = path;
     for (const seg of rule.fieldPath ?? []) target = typeof seg === 'number' ? `${target}[${seg}]` : childPath(target, seg);
-    const { detail, failure } = this.message(rule, self, oldSelf, budget);
+    const { detail, failure } = this.message(rule, self, oldSelf, pass);
     if (failure !== undefined) {
-      errs.push(fieldErrors.invalid(target, type, failure));
+      pass.errs.push(fieldErrors.invalid(target, type, failure));
       return;
     }
+    // transition rules (oldSelf) never ratchet: they are about the change
+    if (!rule.usesOldSelf && ratchets(ratchet)) return;
     switch (rule.rule.reason) {
-      case 'FieldValueForbidden': errs.push(fieldErrors.forbidden(target, detail)); break;
-      case 'FieldValueRequired': errs.push(fieldErrors.required(target, detail)); break;
-      case 'FieldValueDuplicate': errs.push(fieldErrors.duplicate(target, type)); break;
-      default: errs.push(fieldErrors.invalid(target, type, detail));
+      case 'FieldValueForbidden': pass.errs.push(fieldErrors.forbidden(target, detail)); break;
+      case 'FieldValueRequired': pass.errs.push(fieldErrors.required(target, detail)); break;
+      case 'FieldValueDuplicate': pass.errs.push(fieldErrors.duplicate(target, type)); break;
+      default: pass.errs.push(fieldErrors.invalid(target, type, detail));
     }
   }
 
@@ -148,12 +176,12 @@ export class RuleValidator {
    * messageExpression's string when it gives one, else message, else `failed rule: <rule>`; a
    * failure (evaluateMessageExpression's) when the messageExpression ran out of cost.
    */
-  private message(rule: CompiledRule, self: unknown, oldSelf: unknown, budget: Budget): { detail: string; failure?: string } {
+  private message(rule: CompiledRule, self: unknown, oldSelf: unknown, pass: Pass): { detail: string; failure?: string } {
     if (rule.messageProgram) {
-      const outcome = this.run(rule.messageProgram, { self, oldSelf }, budget);
+      const outcome = this.run(rule.messageProgram, { self, oldSelf }, pass);
       if (!outcome) return { detail: '', failure: 'messageExpression evaluation failed due to running out of cost budget, no further validation rules will be run' };
       if (outcome.exceeded) {
-        budget.stopped = true;
+        pass.stopped = true;
         return { detail: '', failure: 'messageExpression evaluation failed due to: operation cancelled: actual cost limit exceeded' };
       }
       const out = plainOf(outcome.result);
