@@ -11,6 +11,7 @@ import { fieldErrors, type FieldError } from '../../status/status-error.js';
 import { parseJsonPath, type PathSegment } from '../json-path.js';
 import { estimateCost, maxSize, perExpressionCostLimit, perSchemaCostLimit, type Expr } from './cost.js';
 import { kubernetesLibraries } from './library.js';
+import { formatFunctionNames } from './format-library.js';
 import { freeIdentifiers } from '../../cel/ast.js';
 import { instrument, meteredEnv } from './runtime-cost.js';
 
@@ -45,13 +46,13 @@ function compileExpression(text: string, what: string): { program: Program; ast:
   }
   if (!ast) throw new CompileError(`${what} failed: ERROR: <input>:1:1: Syntax error: empty expression`);
   const free = new Set<string>();
-  freeIdentifiers(ast, new Set(), free);
+  freeIdentifiers(ast, new Set(), free, formatFunctionNames);
   for (const name of free) {
     if (name !== 'self' && name !== 'oldSelf') throw new CompileError(`${what} failed: ERROR: <input>:1:1: undeclared reference to '${name}' (in container '')`);
   }
   // planned from a parse of its own: the cost estimate reads `ast`, the metered plan a rewritten copy
   const runtimeAst = parse(text).expr as Expr;
-  const baseCost = instrument(runtimeAst);
+  const baseCost = instrument(runtimeAst, formatFunctionNames);
   const run = plan(env, runtimeAst) as unknown as Program['run'];
   return { program: { run, baseCost }, ast, free };
 }

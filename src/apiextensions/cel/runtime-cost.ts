@@ -14,6 +14,7 @@
  */
 import { isCelList, isCelMap, parse, type CelEnv } from '@bufbuild/cel';
 import type { CelExpr } from '../../cel/ast.js';
+import { formatOf } from './format-library.js';
 
 /** Kubernetes' limits (celconfig): one rule's evaluation, and all rules of one object's validation. */
 export const perCallLimit = 1_000_000;
@@ -79,6 +80,8 @@ const callCosts: Record<string, CallCost> = {
   replace: (a) => Math.ceil(sizeOf(a[0]) * 2 * stringTraversalFactor),
   split: (a) => Math.ceil(sizeOf(a[0]) * 2 * stringTraversalFactor),
   join: (_a, result) => Math.ceil(sizeOf(result) * 2 * stringTraversalFactor),
+  // a format's validation is charged as a regex of the format's size
+  validate: (a) => { const f = formatOf(a[0]); return f ? traversal(1 + sizeOf(a[1])) * Math.ceil(f.maxRegexSize * regexLengthFactor) : 1; },
 };
 for (const name of ['isSorted', 'sum', 'max', 'min', 'indexOf', 'lastIndexOf']) callCosts[name] = (a) => traversalCost(a[0]);
 for (const name of ['url', 'lowerAscii', 'upperAscii', 'substring', 'trim', 'cidr', 'isIP', 'isCIDR', 'ip', 'quantity', 'isQuantity', 'semver', 'isSemver']) {
@@ -141,25 +144,28 @@ const inlineCalls: Record<string, number> = { '_[_]': 1, '_[?_]': 1, '_?._': 1, 
 /**
  * What an expression costs besides its calls, outside comprehension loops; each comprehension's
  * loop condition is wrapped to charge its loop's share per iteration (the AST is changed in place).
+ * The namespace of a qualified function (`format` of `format.named`, named in `qualified`) is not read.
  */
-export function instrument(e: CelExpr | undefined): number {
+export function instrument(e: CelExpr | undefined, qualified: ReadonlySet<string> = new Set()): number {
   if (!e) return 0;
   const k = e.exprKind;
   switch (k.case) {
     case 'identExpr': return 1;
-    case 'selectExpr': return (k.value.testOnly ? 0 : 1) + instrument(k.value.operand);
-    case 'listExpr': return listCreateCost + k.value.elements.reduce((sum, x) => sum + instrument(x), 0);
+    case 'selectExpr': return (k.value.testOnly ? 0 : 1) + instrument(k.value.operand, qualified);
+    case 'listExpr': return listCreateCost + k.value.elements.reduce((sum, x) => sum + instrument(x, qualified), 0);
     case 'structExpr': return (k.value.messageName ? structCreateCost : mapCreateCost)
-      + k.value.entries.reduce((sum, x) => sum + instrument(x.value) + (x.keyKind.case === 'mapKey' ? instrument(x.keyKind.value) : 0), 0);
+      + k.value.entries.reduce((sum, x) => sum + instrument(x.value, qualified) + (x.keyKind.case === 'mapKey' ? instrument(x.keyKind.value, qualified) : 0), 0);
     case 'callExpr': {
       const call = k.value;
-      return (inlineCalls[call.function] ?? 0) + instrument(call.target) + call.args.reduce((sum, x) => sum + instrument(x), 0);
+      const target = call.target?.exprKind;
+      const namespaceOnly = target?.case === 'identExpr' && qualified.has(`${target.value.name}.${call.function}`);
+      return (inlineCalls[call.function] ?? 0) + (namespaceOnly ? 0 : instrument(call.target, qualified)) + call.args.reduce((sum, x) => sum + instrument(x, qualified), 0);
     }
     case 'comprehensionExpr': {
       const c = k.value;
-      const perIteration = instrument(c.loopCondition) + instrument(c.loopStep);
+      const perIteration = instrument(c.loopCondition, qualified) + instrument(c.loopStep, qualified);
       if (perIteration > 0 && c.loopCondition) c.loopCondition = chargingCall(perIteration, c.loopCondition);
-      return instrument(c.iterRange) + instrument(c.accuInit) + instrument(c.result);
+      return instrument(c.iterRange, qualified) + instrument(c.accuInit, qualified) + instrument(c.result, qualified);
     }
     default: return 0;
   }
