@@ -54,17 +54,23 @@ function post(url: URL, ca: string | undefined, body: string): Promise<{ status:
 
 export class ConversionWebhook {
   private readonly target?: WebhookTarget;
+  /** why there is no target (a service name no URL can hold: Kubernetes does not validate its form) */
+  private readonly unusable?: string;
   private readonly ca?: string;
 
   constructor(config: WebhookClientConfig | undefined, private readonly what: string) {
-    if (config) this.target = webhookTarget(config, timeoutSeconds);
+    try {
+      if (config) this.target = webhookTarget(config, timeoutSeconds);
+    } catch (err) {
+      this.unusable = (err as Error).message;
+    }
     if (config?.caBundle) this.ca = Buffer.from(config.caBundle, 'base64').toString('utf8');
   }
 
   async convert(objects: readonly KObject[], desiredAPIVersion: string): Promise<KObject[]> {
     const fail = (why: string) => errors.internal(new Error(`conversion webhook for ${this.what} failed: ${why}`));
-    // validation keeps a CRD without a target from being stored
-    if (!this.target) throw fail('no webhook url or service');
+    // validation keeps a CRD without a url or service from being stored
+    if (!this.target) throw fail(this.unusable ?? 'no webhook url or service');
     const { url, display } = this.target;
     const uid = randomUUID();
     const review = { kind: 'ConversionReview', apiVersion: 'apiextensions.k8s.io/v1', request: { uid, desiredAPIVersion, objects } };

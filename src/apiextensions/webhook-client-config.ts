@@ -55,7 +55,10 @@ export function validateWebhookService(path: string, service: NonNullable<Webhoo
 /** Where the webhook is called: the URL to post to, the TLS server name, and the URL as client-go prints it. */
 export interface WebhookTarget { url: URL; display: string }
 
-/** client-go asks the webhook to answer within its timeout (`?timeout=30s`), and says so in errors. */
+/**
+ * client-go asks the webhook to answer within its timeout (`?timeout=30s`), and says so in errors.
+ * Throws for a service whose name makes no URL.
+ */
 export function webhookTarget(config: WebhookClientConfig, timeoutSeconds: number): WebhookTarget | undefined {
   const query = `timeout=${timeoutSeconds}s`;
   if (config.url) {
@@ -66,5 +69,10 @@ export function webhookTarget(config: WebhookClientConfig, timeoutSeconds: numbe
   if (!service?.name || !service.namespace) return undefined;
   // node verifies the certificate for the URL's host name, as client-go's ServerName does
   const display = `https://${service.name}.${service.namespace}.svc:${service.port ?? defaultServicePort}${service.path ?? ''}?${query}`;
-  return { url: new URL(display), display };
+  try {
+    return { url: new URL(display), display };
+  } catch {
+    // Kubernetes does not validate a service name's form: such a name fails at the call
+    throw new Error(`parse ${JSON.stringify(display)}: invalid URL`);
+  }
 }

@@ -129,6 +129,14 @@ describe('conversion webhook by service reference', () => {
     assert.equal(res.json.message, `Internal error occurred: conversion webhook for ${group}/v1, Kind=Gadget failed: Post "https://converter.unresolvable.svc:443/convert?timeout=30s": dial tcp: lookup converter.unresolvable.svc: no such host`);
     // the storage version needs no conversion
     assert.equal((await request(server, `/apis/${group}/v1/gadgets/g1`)).status, 200);
+
+    // Kubernetes does not validate the form of a service's name: one that makes no URL fails the call
+    const badName = 'badname.example.com';
+    await createCrd(server, gadgetCrd(badName, { namespace: 'webhooks', name: 'bad name', path: '/convert', port: webhookPort }, ca));
+    await createGadget(server, badName, 'g1', 1);
+    const bad = await request(server, `/apis/${badName}/v2/gadgets/g1`);
+    assert.equal(bad.status, 500, bad.body);
+    assert.equal(bad.json.message, `Internal error occurred: conversion webhook for ${badName}/v1, Kind=Gadget failed: parse "https://bad name.webhooks.svc:${webhookPort}/convert?timeout=30s": invalid URL`);
   });
 
   it('validates the service reference with Kubernetes\' causes', async () => {
