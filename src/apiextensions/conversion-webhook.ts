@@ -4,6 +4,8 @@
  * (same count, the desired apiVersion, the same kind; metadata other than labels and annotations
  * kept from the original). The review goes as `apiextensions.k8s.io/v1`, the name the webhook
  * libraries (controller-runtime, client-go's scheme) decode; a response may name either group.
+ * The webhook is a URL or a service reference (see webhook-client-config.ts); transport failures
+ * are worded as client-go words them.
  */
 import { randomUUID } from 'node:crypto';
 import { request as httpsRequest } from 'node:https';
@@ -11,11 +13,27 @@ import type { Conversion } from '../api/kind.js';
 import type { KObject } from '../api/meta.js';
 import { errors, StatusError } from '../status/status-error.js';
 import type { WebhookClientConfig } from './crd-types.js';
+import { webhookTarget, type WebhookTarget } from './webhook-client-config.js';
 
-const timeoutMs = 30_000;
+const timeoutSeconds = 30;
+const timeoutMs = timeoutSeconds * 1000;
 const reviewApiVersions = new Set(['apiextensions.k8s.io/v1', 'apiextensions.orch.io/v1']);
 
 interface ConversionResponse { uid?: string; convertedObjects?: KObject[]; result?: { status?: string; message?: string } }
+
+const unknownAuthority = new Set(['UNABLE_TO_VERIFY_LEAF_SIGNATURE', 'SELF_SIGNED_CERT_IN_CHAIN', 'DEPTH_ZERO_SELF_SIGNED_CERT', 'UNABLE_TO_GET_ISSUER_CERT_LOCALLY']);
+
+/** A failed connection as Go's net and crypto/tls packages say it (what follows `Post "<url>": `). */
+function transportError(err: NodeJS.ErrnoException & { cert?: { subjectaltname?: string } }, url: URL): string {
+  if (err.code === 'ENOTFOUND') return `dial tcp: lookup ${url.hostname}: no such host`;
+  if (err.code === 'ECONNREFUSED') return `dial tcp ${url.hostname}:${url.port || 443}: connect: connection refused`;
+  if (err.code && unknownAuthority.has(err.code)) return 'tls: failed to verify certificate: x509: certificate signed by unknown authority';
+  if (err.code === 'ERR_TLS_CERT_ALTNAME_INVALID') {
+    const names = (err.cert?.subjectaltname ?? '').split(', ').filter((n) => n.startsWith('DNS:')).map((n) => n.slice(4));
+    return `tls: failed to verify certificate: x509: certificate is valid for ${names.join(', ')}, not ${url.hostname}`;
+  }
+  return err.message;
+}
 
 function post(url: URL, ca: string | undefined, body: string): Promise<{ status: number; text: string }> {
   return new Promise((resolve, reject) => {
@@ -35,26 +53,34 @@ function post(url: URL, ca: string | undefined, body: string): Promise<{ status:
 }
 
 export class ConversionWebhook {
-  private readonly url?: URL;
+  private readonly target?: WebhookTarget;
+  /** why there is no target (a service name no URL can hold: Kubernetes does not validate its form) */
+  private readonly unusable?: string;
   private readonly ca?: string;
 
-  constructor(private readonly config: WebhookClientConfig | undefined, private readonly what: string) {
-    if (config?.url) this.url = new URL(config.url);
+  constructor(config: WebhookClientConfig | undefined, private readonly what: string) {
+    try {
+      if (config) this.target = webhookTarget(config, timeoutSeconds);
+    } catch (err) {
+      this.unusable = (err as Error).message;
+    }
     if (config?.caBundle) this.ca = Buffer.from(config.caBundle, 'base64').toString('utf8');
   }
 
   async convert(objects: readonly KObject[], desiredAPIVersion: string): Promise<KObject[]> {
     const fail = (why: string) => errors.internal(new Error(`conversion webhook for ${this.what} failed: ${why}`));
-    if (!this.url) throw fail(this.config?.service ? 'service references are not supported: give the webhook a url' : 'no webhook url');
+    // validation keeps a CRD without a url or service from being stored
+    if (!this.target) throw fail(this.unusable ?? 'no webhook url or service');
+    const { url, display } = this.target;
     const uid = randomUUID();
     const review = { kind: 'ConversionReview', apiVersion: 'apiextensions.k8s.io/v1', request: { uid, desiredAPIVersion, objects } };
     let answer: { status: number; text: string };
     try {
-      answer = await post(this.url, this.ca, JSON.stringify(review));
+      answer = await post(url, this.ca, JSON.stringify(review));
     } catch (err) {
-      throw fail(`Post "${this.url.href}": ${(err as Error).message}`);
+      throw fail(`Post "${display}": ${transportError(err as NodeJS.ErrnoException, url)}`);
     }
-    if (answer.status < 200 || answer.status > 299) throw fail(`Post "${this.url.href}": the server responded with status ${answer.status}`);
+    if (answer.status < 200 || answer.status > 299) throw fail(`Post "${display}": the server responded with status ${answer.status}`);
     let parsed: { apiVersion?: string; kind?: string; response?: ConversionResponse };
     try {
       parsed = JSON.parse(answer.text) as typeof parsed;

@@ -14,12 +14,12 @@ import type { ReadModel } from '../store/read-model.js';
 import { StatusError } from '../status/status-error.js';
 import { setCondition } from './crd-kind.js';
 import { cleanupFinalizer, crdTable, type CrdCondition, type CrdNames, type CrdObject } from './crd-types.js';
-import { declarationsOf } from './custom-resource.js';
+import { declarationsOf, type CrdServingOptions } from './custom-resource.js';
 
 export const apiextensionsManager = 'orch-apiextensions-controller';
 const cleanupRetryMs = 200;
 
-interface Served { spec: string; kinds: KindDeclaration[] }
+interface Served { spec: string; kinds: KindDeclaration[]; unservedStorage?: KindDeclaration }
 
 export interface CrdControllerDeps {
   readModel: ReadModel;
@@ -27,6 +27,8 @@ export interface CrdControllerDeps {
   crds: ObjectStore;
   storeOf(kind: KindDeclaration): ObjectStore;
   onError(err: unknown): void;
+  /** from the feature gates */
+  serving: CrdServingOptions;
   /** called when a CRD's declarations are served or withdrawn (for caches keyed by kind) */
   onServed?(kinds: readonly KindDeclaration[], served: boolean): void;
 }
@@ -76,14 +78,17 @@ export class CrdController {
     const spec = JSON.stringify(crd.spec);
     if (this.served.get(name)?.spec === spec) return;
     this.withdraw(name);
-    const kinds = declarationsOf(crd);
+    const { served: kinds, unservedStorage } = declarationsOf(crd, this.deps.serving);
     try {
+      // the storage version first: a view's store is made with the storage declaration it finds
+      if (unservedStorage) this.deps.registry.addUnservedStorage(unservedStorage);
       this.deps.registry.add(...kinds);
     } catch (err) {
+      if (unservedStorage) this.deps.registry.removeUnservedStorage(unservedStorage);
       this.deps.onError(err);
       return;
     }
-    this.served.set(name, { spec, kinds });
+    this.served.set(name, { spec, kinds, unservedStorage });
     this.deps.onServed?.(kinds, true);
   }
 
@@ -92,6 +97,7 @@ export class CrdController {
     if (!was) return;
     this.served.delete(name);
     this.deps.registry.remove(...was.kinds);
+    if (was.unservedStorage) this.deps.registry.removeUnservedStorage(was.unservedStorage);
     this.deps.onServed?.(was.kinds, false);
   }
 
@@ -173,8 +179,8 @@ export class CrdController {
   private async finalize(crd: CrdObject): Promise<void> {
     const name = crd.metadata.name as string;
     if (!crd.metadata.finalizers?.includes(cleanupFinalizer)) return;
-    const kinds = declarationsOf(crd);
-    const storage = kinds.find((k) => !k.storage) ?? kinds[0];
+    const { served, unservedStorage } = declarationsOf(crd, this.deps.serving);
+    const storage = unservedStorage ?? served.find((k) => !k.storage) ?? served[0];
     let remaining = 0;
     if (storage) {
       const store = this.deps.storeOf(storage);

@@ -2,14 +2,16 @@
  * The CustomResourceDefinition kind (apiextensions.orch.io/v1, served as apiextensions.k8s.io/v1
  * too through the group aliases). Its strategy follows Kubernetes': status is the status
  * subresource's, generation moves with the spec, storedVersions gains the storage version, names
- * are defaulted (singular, listKind), and the first DELETE adds the cleanup finalizer and the
- * Terminating condition, so that every custom resource goes before the definition does.
+ * (singular, listKind), the conversion strategy and a webhook service's port are defaulted, and
+ * the first DELETE adds the cleanup finalizer and the Terminating condition, so that every custom
+ * resource goes before the definition does.
  */
 import { allVerbs, defaultUnknownFieldLabelMessage, type KindDeclaration } from '../api/kind.js';
 import { typeAndMeta, type KObject } from '../api/meta.js';
 import { formatTime, s } from '../api/schema.js';
 import { cleanupFinalizer, crdGroup, type CrdCondition, type CrdObject } from './crd-types.js';
 import { validateCrd, validateCrdUpdate } from './crd-validation.js';
+import { defaultServicePort } from './webhook-client-config.js';
 
 const names = s.struct('CustomResourceDefinitionNames', {
   plural: s.string('plural is the plural name of the resource to serve.'),
@@ -126,12 +128,14 @@ function storageVersionOf(crd: CrdObject): string | undefined {
   return crd.spec?.versions?.find((v) => v.storage)?.name;
 }
 
-function defaultNames(crd: CrdObject): void {
+function defaultSpec(crd: CrdObject): void {
   const n = crd.spec?.names;
   if (!n) return;
   if (n.kind && !n.singular) n.singular = n.kind.toLowerCase();
   if (n.kind && !n.listKind) n.listKind = `${n.kind}List`;
   crd.spec.conversion ??= { strategy: 'None' };
+  const service = crd.spec.conversion.webhook?.clientConfig?.service;
+  if (service && service.port === undefined) service.port = defaultServicePort;
 }
 
 function recordStoredVersion(crd: CrdObject): void {
@@ -157,14 +161,14 @@ export const crdKind: KindDeclaration = {
     const crd = obj as CrdObject;
     crd.status = {};
     crd.metadata.generation = 1;
-    defaultNames(crd);
+    defaultSpec(crd);
     recordStoredVersion(crd);
   },
   prepareForUpdate(obj, old) {
     const crd = obj as CrdObject;
     const prev = old as CrdObject;
     crd.status = structuredClone(prev.status ?? {});
-    defaultNames(crd);
+    defaultSpec(crd);
     if (JSON.stringify(crd.spec) !== JSON.stringify(prev.spec)) crd.metadata.generation = (prev.metadata.generation ?? 0) + 1;
     else crd.metadata.generation = prev.metadata.generation;
     recordStoredVersion(crd);

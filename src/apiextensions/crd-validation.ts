@@ -11,19 +11,8 @@ import { fieldErrors, type FieldError } from '../status/status-error.js';
 import type { CrdObject, CrdVersion } from './crd-types.js';
 import { validateSchemaRules } from './schema-rules.js';
 import { validateRules } from './cel/rules.js';
-
-
-const dns1035LabelFmt = '[a-z]([-a-z0-9]*[a-z0-9])?';
-const dns1035Label = new RegExp(`^${dns1035LabelFmt}$`);
-
-export function isDns1035Label(value: string): string[] {
-  const errs: string[] = [];
-  if (value.length > 63) errs.push('must be no more than 63 characters');
-  if (!dns1035Label.test(value)) {
-    errs.push(`a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character (e.g. 'my-name',  or 'abc-123', regex used for validation is '${dns1035LabelFmt}')`);
-  }
-  return errs;
-}
+import { validateWebhookService, validateWebhookUrl } from './webhook-client-config.js';
+import { isDns1035Label } from './dns-1035-label.js';
 
 const printerColumnTypes = ['integer', 'number', 'string', 'boolean', 'date'];
 
@@ -113,9 +102,8 @@ function validateConversion(crd: CrdObject): FieldError[] {
     const config = webhook?.clientConfig;
     if (!config) errs.push(fieldErrors.required('spec.conversion.webhook.clientConfig', 'required when strategy is set to Webhook'));
     else if (!config.url === !config.service) errs.push(fieldErrors.required('spec.conversion.webhook.clientConfig', 'exactly one of url or service is required'));
-    else if (config.url && !config.url.startsWith('https://')) {
-      errs.push(fieldErrors.invalid('spec.conversion.webhook.clientConfig.url', config.url, "'https' is the only allowed URL scheme"));
-    }
+    else if (config.url) errs.push(...validateWebhookUrl('spec.conversion.webhook.clientConfig.url', config.url));
+    else if (config.service) errs.push(...validateWebhookService('spec.conversion.webhook.clientConfig.service', config.service));
     if (!webhook?.conversionReviewVersions?.includes('v1')) {
       errs.push(fieldErrors.invalid('spec.conversion.webhook.conversionReviewVersions', webhook?.conversionReviewVersions ?? [], 'must include at least one of v1'));
     }

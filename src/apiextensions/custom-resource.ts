@@ -13,6 +13,7 @@ import { prune } from '../api/schema/prune.js';
 import type { Structural } from '../api/schema/structural.js';
 import { toInternal } from '../api/schema/to-internal.js';
 import { validateValue } from '../api/schema/value-validation.js';
+import { Correlated } from '../api/schema/correlation.js';
 import { validateObjectMeta, validateObjectMetaUpdate } from '../api/validation/names.js';
 import { fieldErrors, type FieldError } from '../status/status-error.js';
 import type { CrdObject, CrdVersion } from './crd-types.js';
@@ -56,7 +57,13 @@ function specOf(obj: Readonly<KObject>, withStatus: boolean): string {
   return JSON.stringify(withStatus ? rest : { ...rest, status: _s });
 }
 
-function declarationOf(crd: CrdObject, v: CrdVersion, index: number, storageVersion: string, webhook: ConversionWebhook | undefined): KindDeclaration | undefined {
+/** How the declarations of a CRD behave, from the server's feature gates. */
+export interface CrdServingOptions {
+  /** CRDValidationRatcheting: on update, errors of values that did not change are dropped */
+  ratcheting: boolean;
+}
+
+function declarationOf(crd: CrdObject, v: CrdVersion, index: number, storageVersion: string, webhook: ConversionWebhook | undefined, options: CrdServingOptions): KindDeclaration | undefined {
   const { schema: structural } = versionSchema(v, `spec.versions[${index}]`);
   if (!structural) return undefined;
   const { group, names } = crd.spec;
@@ -89,14 +96,18 @@ function declarationOf(crd: CrdObject, v: CrdVersion, index: number, storageVers
   }
 
   const rules = new RuleValidator(structural);
-  /** schema validation, then the CEL rules unless the object does not have the shape they were written for */
+  /**
+   * Schema validation, then the CEL rules unless the object does not have the shape they were
+   * written for; on update with ratcheting, both drop the errors of values that did not change.
+   */
   const validateBody = (obj: KObject, old?: KObject): FieldError[] => {
-    const errs = validateValue(structural, obj, '');
+    const correlation = old && options.ratcheting ? new Correlated(obj, old, structural) : undefined;
+    const errs = validateValue(structural, obj, '', correlation);
     if (!rules.active) return errs;
     if (errs.some((e) => blockingErrors.has(e.type))) {
       return [...errs, fieldErrors.invalid('<nil>', 'null', 'some validation rules were not checked because the object was invalid; correct the existing errors to complete validation')];
     }
-    return [...errs, ...rules.validate(obj, old)];
+    return [...errs, ...rules.validate(obj, old, undefined, correlation)];
   };
   const subresources: Record<string, (submitted: KObject, stored: KObject) => KObject> = {};
   if (hasStatus) subresources.status = (submitted, stored) => ({ ...stored, status: (submitted as { status?: unknown }).status } as KObject);
@@ -152,23 +163,28 @@ function declarationOf(crd: CrdObject, v: CrdVersion, index: number, storageVers
   return decl;
 }
 
-/**
- * The declarations a CRD serves, in version priority order (discovery's preferred version first);
- * none when the storage version's schema is unusable.
- */
-export function declarationsOf(crd: CrdObject): KindDeclaration[] {
-  const storageVersion = crd.spec.versions.find((v) => v.storage)?.name;
-  if (!storageVersion) return [];
-  const served = crd.spec.versions
-    .map((v, i) => ({ v, i }))
-    .filter(({ v }) => v.served)
-    .sort((a, b) => compareVersionPriority(a.v.name, b.v.name));
+/** What a CRD registers: its served versions, and its storage version when that is not served. */
+export interface CrdDeclarations {
+  /** in version priority order (discovery's preferred version first) */
+  served: KindDeclaration[];
+  /** the storage version of a CRD that does not serve it (`served: false`): stored, never routed */
+  unservedStorage?: KindDeclaration;
+}
+
+/** The declarations of a CRD; none when the storage version's schema is unusable. */
+export function declarationsOf(crd: CrdObject, options: CrdServingOptions): CrdDeclarations {
+  const versions = crd.spec.versions.map((v, i) => ({ v, i }));
+  const storage = versions.find(({ v }) => v.storage);
+  if (!storage) return { served: [] };
+  const storageVersion = storage.v.name;
   const conversion = crd.spec.conversion;
   const webhook = conversion?.strategy === 'Webhook' ? new ConversionWebhook(conversion.webhook?.clientConfig, `${crd.spec.group}/${storageVersion}, Kind=${crd.spec.names.kind}`) : undefined;
-  const out: KindDeclaration[] = [];
-  for (const { v, i } of served) {
-    const decl = declarationOf(crd, v, i, storageVersion, webhook);
-    if (decl) out.push(decl);
+  const unservedStorage = storage.v.served ? undefined : declarationOf(crd, storage.v, storage.i, storageVersion, webhook, options);
+  if (!storage.v.served && !unservedStorage) return { served: [] };
+  const served: KindDeclaration[] = [];
+  for (const { v, i } of versions.filter(({ v }) => v.served).sort((a, b) => compareVersionPriority(a.v.name, b.v.name))) {
+    const decl = declarationOf(crd, v, i, storageVersion, webhook, options);
+    if (decl) served.push(decl);
   }
-  return out;
+  return { served, unservedStorage };
 }

@@ -38,7 +38,10 @@ export function startControllers({ config, log, readModel, api: { kinds, stores 
     new ServiceAccountController(readModel, stores.of(serviceAccountKind), onError),
     new NamespaceController(readModel, stores.of(namespaceKind), () => stores.namespaced(), onError),
     ...(authz.rbacIndex ? [new ClusterRoleAggregationController(readModel, authz.rbacIndex, stores.of(clusterRoleKind), onError)] : []),
-    new CrdController({ readModel, registry: kinds, crds: stores.of(crdKind), storeOf: (k) => stores.of(k), onError }),
+    new CrdController({
+      readModel, registry: kinds, crds: stores.of(crdKind), storeOf: (k) => stores.of(k), onError,
+      serving: { ratcheting: config.featureGates.enabled('CRDValidationRatcheting') },
+    }),
     ...(config.enableGarbageCollector ? [new GarbageCollector({ readModel, kinds, storeOf: (k) => stores.of(k), onError })] : []),
     ...(apf ? [new ApfConfigurationController(readModel, { flowSchemas: stores.of(flowSchemaKind), priorityLevels: stores.of(priorityLevelConfigurationKind) }, onError)] : []),
     ...(authn.tokenGenerator ? [new TokenSecretController(readModel, stores.of(secretKind), authn.tokenGenerator, caCertPem, onError)] : []),

@@ -25,6 +25,7 @@ export const KNOWN_FEATURES: FeatureSpecs = freezeSpecs({
   CBORServingAndStorage: { stage: 'ALPHA', default: false },
   ComponentSLIs: { stage: 'BETA', default: true },
   ConsistentListFromCache: { stage: 'BETA', default: true },
+  CRDValidationRatcheting: { stage: 'BETA', default: true },
   CustomResourceFieldSelectors: { stage: 'GA', default: true, lockToDefault: true },
   AggregatedDiscoveryEndpoint: { stage: 'GA', default: true, lockToDefault: true },
   KMSv1: { stage: 'DEPRECATED', default: false },

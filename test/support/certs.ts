@@ -53,13 +53,13 @@ export function testCa(name: string): TestCa {
   return { crt, key, pem: readFileSync(crt, 'utf8') };
 }
 
-/** a serving certificate for 127.0.0.1 and localhost, signed by `ca` */
-export function servingCert(name: string, ca: TestCa): { cert: string; key: string } {
+/** a serving certificate for 127.0.0.1, localhost and `dnsNames`, signed by `ca` */
+export function servingCert(name: string, ca: TestCa, dnsNames: readonly string[] = []): { cert: string; key: string } {
   const key = join(certDir, `${name}.key`);
   const csr = join(certDir, `${name}.csr`);
   const crt = join(certDir, `${name}.crt`);
   const ext = join(certDir, `${name}.ext`);
-  writeFileSync(ext, 'basicConstraints=CA:FALSE\nkeyUsage=critical,digitalSignature,keyEncipherment\nextendedKeyUsage=serverAuth\nsubjectAltName=IP:127.0.0.1,DNS:localhost\n');
+  writeFileSync(ext, `basicConstraints=CA:FALSE\nkeyUsage=critical,digitalSignature,keyEncipherment\nextendedKeyUsage=serverAuth\nsubjectAltName=${['IP:127.0.0.1', 'DNS:localhost', ...dnsNames.map((n) => `DNS:${n}`)].join(',')}\n`);
   openssl('req', '-new', '-newkey', 'rsa:2048', '-nodes', '-keyout', key, '-out', csr, '-subj', `/CN=${name}`);
   openssl('x509', '-req', '-in', csr, '-CA', ca.crt, '-CAkey', ca.key, '-set_serial', String(serial++), '-days', '1', '-out', crt, '-extfile', ext);
   return { cert: readFileSync(crt, 'utf8'), key: readFileSync(key, 'utf8') };

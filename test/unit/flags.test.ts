@@ -108,6 +108,7 @@ describe('feature gates', () => {
         CBORServingAndStorage: 'ALPHA/false',
         ComponentSLIs: 'BETA/true',
         ConsistentListFromCache: 'BETA/true',
+        CRDValidationRatcheting: 'BETA/true',
         CustomResourceFieldSelectors: 'GA/true',
         KMSv1: 'DEPRECATED/false',
         StructuredAuthenticationConfiguration: 'BETA/true',

@@ -59,6 +59,21 @@ export class ApiRegistry {
     if (removed.length) this.changed([], removed);
   }
 
+  /**
+   * Registers the storage version of a resource that is not served itself (a CRD's `served: false`
+   * storage version): the served views store through it, and what works on stored objects
+   * (storageKinds, storageKind) finds it, but it is neither routed nor discovered.
+   */
+  addUnservedStorage(k: KindDeclaration): void {
+    const table = storageResourceOf(k);
+    if (this.byTable.has(table)) throw new Error(`${table} already has a storage version`);
+    this.byTable.set(table, k);
+  }
+
+  removeUnservedStorage(k: KindDeclaration): void {
+    if (this.byTable.get(storageResourceOf(k)) === k) this.byTable.delete(storageResourceOf(k));
+  }
+
   onChange(listener: RegistryListener): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);

@@ -3,10 +3,13 @@
  * validator produces and the field errors apiextensions-apiserver turns them into
  * (kubeOpenAPIResultToFieldErrors): `spec.replicas: Invalid value: 200: spec.replicas in body
  * should be less than or equal to 100`. A node whose type does not match reports only that.
+ * On update with a correlation (validation ratcheting, apiextensions' ratcheting.go), the errors
+ * of a node, its descendants' included, are dropped when its value equals its old value.
  */
 import { fieldErrors, type FieldError } from '../../status/status-error.js';
 import { matchesFormat } from './formats.js';
 import type { Structural } from './structural.js';
+import type { Correlated } from './correlation.js';
 
 /** The JSON type name kube-openapi reports for a decoded value (integers and floats apart, as Go decodes them). */
 export function jsonTypeOf(value: unknown): string {
@@ -60,13 +63,28 @@ function enumValues(values: readonly unknown[]): string[] {
   return values.map((v) => (typeof v === 'string' ? v : JSON.stringify(v)));
 }
 
-export function validateValue(s: Structural, value: unknown, path: string): FieldError[] {
+/** The errors of `value`; with `correlation` (its old value), those of unchanged values ratcheted away. */
+export function validateValue(s: Structural, value: unknown, path: string, correlation?: Correlated): FieldError[] {
   const errs: FieldError[] = [];
-  validateNode(s, value, path, errs);
+  if (correlation) validateRatcheting(s, value, path, errs, correlation, true);
+  else validateNode(s, value, path, errs);
   return errs;
 }
 
-function validateNode(s: Structural, value: unknown, path: string, errs: FieldError[]): void {
+/** A correlated node: its errors kept only when it changed (`apiVersion` and `kind` never correlate at the root). */
+function validateRatcheting(s: Structural, value: unknown, path: string, errs: FieldError[], c: Correlated, root = false): void {
+  const own: FieldError[] = [];
+  validateNode(s, value, path, own, c, root);
+  if (own.length && !c.deepEqual()) errs.push(...own);
+}
+
+/** Validates a child, ratcheting it when it correlates. */
+function validateChild(s: Structural, value: unknown, path: string, errs: FieldError[], c: Correlated | undefined): void {
+  if (c) validateRatcheting(s, value, path, errs, c);
+  else validateNode(s, value, path, errs);
+}
+
+function validateNode(s: Structural, value: unknown, path: string, errs: FieldError[], c?: Correlated, root = false): void {
   if (value === null && s.nullable) return;
   if (s.intOrString && !s.type) {
     const t = jsonTypeOf(value);
@@ -82,11 +100,11 @@ function validateNode(s: Structural, value: unknown, path: string, errs: FieldEr
   junctors(s, value, path, errs);
   if (typeof value === 'string') strings(s, value, path, errs);
   if (typeof value === 'number') numbers(s, value, path, errs);
-  if (Array.isArray(value)) arrays(s, value, path, errs);
+  if (Array.isArray(value)) arrays(s, value, path, errs, c);
   if (s.enum && !s.enum.some((e) => jsonEqual(e, value))) {
     errs.push(fieldErrors.notSupported(path, value, enumValues(s.enum)));
   }
-  if (value !== null && typeof value === 'object' && !Array.isArray(value)) objects(s, value as Record<string, unknown>, path, errs);
+  if (value !== null && typeof value === 'object' && !Array.isArray(value)) objects(s, value as Record<string, unknown>, path, errs, c, root);
 }
 
 function strings(s: Structural, value: string, path: string, errs: FieldError[]): void {
@@ -119,7 +137,7 @@ function numbers(s: Structural, value: number, path: string, errs: FieldError[])
   }
 }
 
-function arrays(s: Structural, value: unknown[], path: string, errs: FieldError[]): void {
+function arrays(s: Structural, value: unknown[], path: string, errs: FieldError[], c: Correlated | undefined): void {
   if (s.maxItems !== undefined && value.length > s.maxItems) {
     errs.push({ type: 'FieldValueTooMany', field: path, badValue: value.length, detail: `must have at most ${s.maxItems} ${s.maxItems === 1 ? 'item' : 'items'}` });
   }
@@ -129,10 +147,10 @@ function arrays(s: Structural, value: unknown[], path: string, errs: FieldError[
   if (s.uniqueItems && value.some((v, i) => value.findIndex((w) => jsonEqual(v, w)) !== i)) {
     errs.push(fieldErrors.invalid(path, '', `${describe(path)} shouldn't contain duplicates`));
   }
-  if (s.items) value.forEach((v, i) => validateNode(s.items!, v, `${path}[${i}]`, errs));
+  if (s.items) value.forEach((v, i) => validateChild(s.items!, v, `${path}[${i}]`, errs, c?.index(i)));
 }
 
-function objects(s: Structural, value: Record<string, unknown>, path: string, errs: FieldError[]): void {
+function objects(s: Structural, value: Record<string, unknown>, path: string, errs: FieldError[], c: Correlated | undefined, root: boolean): void {
   const count = Object.keys(value).length;
   if (s.maxProperties !== undefined && count > s.maxProperties) {
     errs.push({ type: 'FieldValueTooMany', field: path, badValue: count, detail: `must have at most ${s.maxProperties} ${s.maxProperties === 1 ? 'item' : 'items'}` });
@@ -145,8 +163,9 @@ function objects(s: Structural, value: Record<string, unknown>, path: string, er
   }
   for (const [k, v] of Object.entries(value)) {
     const prop = s.properties && Object.hasOwn(s.properties, k) ? s.properties[k] : undefined;
-    if (prop) validateNode(prop, v, childPath(path, k), errs);
-    else if (typeof s.additionalProperties === 'object') validateNode(s.additionalProperties, v, childPath(path, k), errs);
+    const child = c && !(root && (k === 'apiVersion' || k === 'kind')) ? c.key(k) : undefined;
+    if (prop) validateChild(prop, v, childPath(path, k), errs, child);
+    else if (typeof s.additionalProperties === 'object') validateChild(s.additionalProperties, v, childPath(path, k), errs, child);
   }
 }
 

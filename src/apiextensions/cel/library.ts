@@ -1,14 +1,15 @@
 /**
  * Kubernetes' CEL libraries for validation rules, registered on @bufbuild/cel (which brings the
  * standard library, RE2 `matches` and the strings extension): lists (isSorted, sum, min, max,
- * indexOf, lastIndexOf), regex (find, findAll), url, ip and cidr, quantity, and the optional
- * type's hasValue/value/orValue for `optionalOldSelf`. URLs, IPs, CIDRs and quantities are carried
+ * indexOf, lastIndexOf), regex (find, findAll), url, ip and cidr, quantity, format (format-library.ts),
+ * and the optional type's hasValue/value/orValue for `optionalOldSelf`. URLs, IPs, CIDRs and quantities are carried
  * as their strings (the functions parse them), a simplification of Kubernetes' opaque types.
  */
 import { isIP } from 'node:net';
 import { CelScalar, celFunc, celMethod, isCelMap, listType, mapType, type CelFunc } from '@bufbuild/cel';
 import { strings } from '@bufbuild/cel/ext';
 import { optionalKey } from './values.js';
+import { formatLibrary } from './format-library.js';
 
 const { DYN, BOOL, STRING, INT } = CelScalar;
 const DYN_LIST = listType(DYN);
@@ -187,4 +188,4 @@ const optionals: CelFunc[] = [
   }),
 ];
 
-export const kubernetesLibraries: readonly CelFunc[] = [...strings, ...lists, ...regexes, ...urls, ...networks, ...quantities, ...optionals];
+export const kubernetesLibraries: readonly CelFunc[] = [...strings, ...lists, ...regexes, ...urls, ...networks, ...quantities, ...optionals, ...formatLibrary];

@@ -2,7 +2,8 @@
  * `x-orch-validations` (`x-kubernetes-validations`) rules: compiled once per schema with
  * @bufbuild/cel and Kubernetes' libraries, checked when a CRD is written (compilation, the
  * rule's fields, transition rules only where old values correlate, the cost estimate), and
- * evaluated on custom resources with `self` (and `oldSelf` on update) bound at the rule's node.
+ * evaluated on custom resources with `self` (and `oldSelf` on update) bound at the rule's node,
+ * their runtime cost metered (runtime-cost.ts).
  */
 import { celEnv, CelScalar, parse, plan } from '@bufbuild/cel';
 import type { Structural, ValidationRule } from '../../api/schema/structural.js';
@@ -10,13 +11,19 @@ import { fieldErrors, type FieldError } from '../../status/status-error.js';
 import { parseJsonPath, type PathSegment } from '../json-path.js';
 import { estimateCost, maxSize, perExpressionCostLimit, perSchemaCostLimit, type Expr } from './cost.js';
 import { kubernetesLibraries } from './library.js';
+import { formatFunctionNames } from './format-library.js';
 import { freeIdentifiers } from '../../cel/ast.js';
+import { instrument, meteredEnv } from './runtime-cost.js';
 
-const env = celEnv({ funcs: [...kubernetesLibraries], variables: { self: CelScalar.DYN, oldSelf: CelScalar.DYN } });
+const env = meteredEnv(celEnv({ funcs: [...kubernetesLibraries], variables: { self: CelScalar.DYN, oldSelf: CelScalar.DYN } }));
 const reasons = ['FieldValueDuplicate', 'FieldValueForbidden', 'FieldValueInvalid', 'FieldValueRequired'];
 const maxMessageLength = 2048;
 
-export type Program = (vars: { self: unknown; oldSelf: unknown }) => unknown;
+/** A planned expression, and what it costs at each evaluation besides its calls (runtime-cost.ts). */
+export interface Program {
+  run(vars: { self: unknown; oldSelf: unknown }): unknown;
+  baseCost: number;
+}
 
 export interface CompiledRule {
   rule: ValidationRule;
@@ -39,11 +46,15 @@ function compileExpression(text: string, what: string): { program: Program; ast:
   }
   if (!ast) throw new CompileError(`${what} failed: ERROR: <input>:1:1: Syntax error: empty expression`);
   const free = new Set<string>();
-  freeIdentifiers(ast, new Set(), free);
+  freeIdentifiers(ast, new Set(), free, formatFunctionNames);
   for (const name of free) {
     if (name !== 'self' && name !== 'oldSelf') throw new CompileError(`${what} failed: ERROR: <input>:1:1: undeclared reference to '${name}' (in container '')`);
   }
-  return { program: plan(env, ast) as unknown as Program, ast, free };
+  // planned from a parse of its own: the cost estimate reads `ast`, the metered plan a rewritten copy
+  const runtimeAst = parse(text).expr as Expr;
+  const baseCost = instrument(runtimeAst, formatFunctionNames);
+  const run = plan(env, runtimeAst) as unknown as Program['run'];
+  return { program: { run, baseCost }, ast, free };
 }
 
 /** Compiles one rule of a schema node; errors with the rule's field paths. */
