@@ -2,7 +2,8 @@
  * apf: what priority and fairness and /metrics cost, and what fairness buys. GETs and durable
  * creates of ServiceAccounts by one ordinary user (classified into global-default, so every
  * request is queued and dispatched by APF) against three servers, rounds interleaved: APF off
- * (the max-inflight limiter: the baseline), APF on, and APF on with /metrics scraped every second.
+ * (the max-inflight limiter: the baseline), APF on, and APF on with /metrics scraped every second;
+ * `servers` of each, since two server processes of one build differ by as much as the effect.
  * Then, on APF on and off, on servers with small in-flight limits: the p99 of a well-behaved user's
  * GETs (few in flight) while another user floods the server beyond its limits (with APF, from a
  * priority level of its own).
@@ -25,7 +26,8 @@ const variants: Variant[] = [
 const ops: Op[] = ['create', 'get'];
 const ns = 'apf';
 
-interface Running { variant: Variant; server: TestServer; load: LoadProcess; scrapes: number }
+interface Running { variant: Variant; replica: number; server: TestServer; load: LoadProcess; scrapes: number }
+type Cells = Record<Op, PhaseResult & { cpuUs: number }>;
 
 async function start(apf: boolean, extraArgs: string[] = []): Promise<TestServer> {
   const server = await startServer({ args: ['--log-level', 'warn', ...extraArgs, ...(apf ? [] : ['--enable-priority-and-fairness=false'])] });
@@ -70,11 +72,11 @@ function scraper(run: Running): () => void {
 export const scenario: Scenario = {
   name: 'apf',
   description: 'ServiceAccount creates and GETs by an ordinary user with APF off (baseline), on, and on with /metrics scraped every second, rounds interleaved; then the p99 of a well-behaved user\'s GETs while another user floods, APF on and off.',
-  defaults: { concurrency: [64], ops: [2000], rounds: [2], warmup: [1], flood: [128], calm: [4], calmOps: [1000] },
-  smoke: { concurrency: [8], ops: [50], rounds: [1], warmup: [0], flood: [16], calm: [2], calmOps: [50] },
+  defaults: { concurrency: [64], ops: [2000], rounds: [2], warmup: [1], servers: [1], flood: [128], calm: [4], calmOps: [1000] },
+  smoke: { concurrency: [8], ops: [50], rounds: [1], warmup: [0], servers: [1], flood: [16], calm: [2], calmOps: [50] },
   help: {
     concurrency: 'requests in flight (throughput part)', ops: 'creates, then GETs, per round and server', rounds: 'measured rounds',
-    warmup: 'unmeasured rounds first', flood: 'the flooding user\'s requests in flight', calm: 'the well-behaved user\'s requests in flight',
+    warmup: 'unmeasured rounds first', servers: 'server processes of each variant (rounds visit all)', flood: 'the flooding user\'s requests in flight', calm: 'the well-behaved user\'s requests in flight',
     calmOps: 'the well-behaved user\'s GETs (and the objects both users GET)',
   },
   async run(ctx) {
@@ -82,6 +84,7 @@ export const scenario: Scenario = {
     const count = one(ctx.sizes, 'ops');
     const rounds = one(ctx.sizes, 'rounds');
     const warmup = one(ctx.sizes, 'warmup');
+    const replicas = one(ctx.sizes, 'servers');
     const floodConcurrency = one(ctx.sizes, 'flood');
     const calmConcurrency = one(ctx.sizes, 'calm');
     const calmOps = one(ctx.sizes, 'calmOps');
@@ -89,18 +92,20 @@ export const scenario: Scenario = {
     const extra: TestServer[] = [];
     const loads: LoadProcess[] = [];
     try {
-      for (const variant of variants) {
-        const server = await start(variant.apf);
-        running.push({ variant, server, scrapes: 0, load: await LoadProcess.start(server.url, userFor(server, 'bench-user', ['bench']), 1) });
+      for (let replica = 0; replica < replicas; replica++) {
+        for (const variant of variants) {
+          const server = await start(variant.apf);
+          running.push({ variant, replica, server, scrapes: 0, load: await LoadProcess.start(server.url, userFor(server, 'bench-user', ['bench']), 1) });
+        }
       }
       // throughput: each round creates its own objects, then GETs them
       const measured = await measureRounds(rounds, warmup, async (r) => {
         const prefix = `r${r < 0 ? `w${-r}` : r}`;
-        const out = new Map<string, Record<Op, PhaseResult & { cpuUs: number }>>();
+        const out = new Map<string, Cells[]>();
         const shift = ((r % running.length) + running.length) % running.length;
         for (const run of [...running.slice(shift), ...running.slice(0, shift)]) {
           const stop = run.variant.scrape ? scraper(run) : undefined;
-          const cells = {} as Record<Op, PhaseResult & { cpuUs: number }>;
+          const cells = {} as Cells;
           const pid = run.server.process.pid as number;
           try {
             for (const op of ops) {
@@ -112,14 +117,15 @@ export const scenario: Scenario = {
           } finally {
             stop?.();
           }
-          out.set(run.variant.name, cells);
-          if (r >= 0) ctx.log(`apf ${run.variant.name} round ${r + 1}/${rounds}: ${ops.map((op) => `${op} ${fmt(cells[op].requestsPerSec)}/s p99 ${fmt(cells[op].latencyMs.p99)} ms ${fmt(cells[op].cpuUs)} µs CPU`).join('; ')}`);
+          out.set(run.variant.name, [...out.get(run.variant.name) ?? [], cells]);
+          if (r >= 0) ctx.log(`apf ${run.variant.name} #${run.replica + 1} round ${r + 1}/${rounds}: ${ops.map((op) => `${op} ${fmt(cells[op].requestsPerSec)}/s p99 ${fmt(cells[op].latencyMs.p99)} ms ${fmt(cells[op].cpuUs)} µs CPU`).join('; ')}`);
         }
         return out;
       });
       for (const run of running.splice(0)) { await run.load.close(); await run.server.dispose(); }
 
-      const cell = (v: Variant, op: Op, pick: (p: PhaseResult & { cpuUs: number }) => number): Spread => spread(measured.map((m) => pick((m.get(v.name) as Record<Op, PhaseResult & { cpuUs: number }>)[op])));
+      // every round of every server of the variant
+      const cell = (v: Variant, op: Op, pick: (p: Cells[Op]) => number): Spread => spread(measured.flatMap((m) => (m.get(v.name) ?? []).map((cells) => pick(cells[op]))));
       const base = variants[0];
       const ratios: Ratio[] = [];
       const rows: (string | number)[][] = variants.map((v) => {
@@ -173,7 +179,7 @@ export const scenario: Scenario = {
       ratios.push(ratio(`well-behaved user's GET p99 while another floods (c${floodConcurrency}): APF on vs off`, on.calm.latencyMs.p99, off.calm.latencyMs.p99, 'lower'));
       const tables: Table[] = [
         {
-          title: `ServiceAccount creates then GETs by one ordinary user (global-default level) at concurrency ${c}: median of ${rounds} rounds of ${count} each, after ${warmup} warm-up round(s)`,
+          title: `ServiceAccount creates then GETs by one ordinary user (global-default level) at concurrency ${c}: median of ${rounds} rounds of ${count} each on each of ${replicas} server(s) per variant, after ${warmup} warm-up round(s)`,
           columns: ['server', 'creates/s', 'spread', 'create p99 ms', 'creates vs off', 'server µs/create', 'CPU vs off', 'GETs/s', 'spread', 'GET p99 ms', 'GETs vs off', 'server µs/GET', 'CPU vs off'],
           rows,
         },

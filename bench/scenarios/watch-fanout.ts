@@ -214,7 +214,7 @@ export const scenario: Scenario = {
     for (const watchers of ctx.sizes.watchers) {
       const load = { ...load0, watchers };
       const other = process.env.ORCH_BENCH_SERVER;
-      const server = await startServer({ ...(other ? { script: builtServerScript(other) } : {}), args: ['--log-level', 'warn'] });
+      const server = await startServer({ ...(other ? { script: builtServerScript(other) } : {}), ...(process.env.ORCH_BENCH_NODE_ARGS ? { nodeArgs: process.env.ORCH_BENCH_NODE_ARGS.split(' ') } : {}), args: ['--log-level', 'warn'] });
       const writer = new Pool(server.url, { connections: 16, connect: { ca: server.admin.ca, cert: server.admin.cert, key: server.admin.key } });
       const post = async (path: string, body: string): Promise<number> => {
         const r = await writer.request({ method: 'POST', path, headers: { 'content-type': 'application/json' }, body });

@@ -11,7 +11,7 @@
  */
 import type { Frame } from '../watch/frames.js';
 import type { SlabHolder, SlabTable } from '../watch/slabs.js';
-import type { WatchSink } from '../watch/watch-hub.js';
+import type { WatchSink } from '../watch/watcher.js';
 
 /** A transport's sink, which also tells whether its socket has room for another batch. */
 export interface PacedSink extends WatchSink {

@@ -22,7 +22,8 @@ import { poolEncodes } from '../watch/encode-batch.js';
 import { leftSelectorObject, type Frame, type WatchEncoding } from '../watch/frames.js';
 import { shapeOf, watchEncoders, type WatchRepresentation } from '../watch/shape.js';
 import type { IndexTerm } from '../watch/watcher-index.js';
-import type { CatchUpItem, WatchHub, WatchSpec } from '../watch/watch-hub.js';
+import type { CatchUpItem, WatchHub } from '../watch/watch-hub.js';
+import type { WatchSpec } from '../watch/watcher.js';
 import type { Exchange } from './exchange.js';
 import type { OutputBudget } from './output-budget.js';
 import { hasRoom, room, writeSizes } from './body-writer.js';
@@ -232,7 +233,7 @@ export async function runWatch(plan: WatchPlan, transport: WatchTransport, deps:
       done = true;
       clearTimeout(timer);
       stopShutdown();
-      hub.inOrder(watcher, (revision) => {
+      hub.inOrder((revision) => {
         if (lastBookmark && plan.query.allowWatchBookmarks) watcher.sendBookmark(revision);
         watcher.close();
         resolve();

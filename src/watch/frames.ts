@@ -6,7 +6,7 @@
 import type { KObject } from '../api/meta.js';
 import { encodeWatchFrame } from '../codec/proto/encode.js';
 import { StoredObject, type ObjectChange } from '../store/read-model.js';
-import type { WatchSpec } from './watch-hub.js';
+import type { WatchSpec } from './watcher.js';
 
 export type WatchEventType = 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK' | 'ERROR';
 export type WatchEncoding = 'json' | 'protobuf' | 'cbor';

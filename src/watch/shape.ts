@@ -12,7 +12,7 @@ import { encodeEnvelope } from '../codec/proto/encode.js';
 import { serializers, type Serializer } from '../codec/serializers.js';
 import { tableOf, type TableRequest } from '../codec/table.js';
 import type { WatchEncoding, WatchView } from './frames.js';
-import type { WatchSpec } from './watch-hub.js';
+import type { WatchSpec } from './watcher.js';
 
 const cborStream = serializers.cbor.stream as NonNullable<Serializer['stream']>;
 

@@ -1,0 +1,92 @@
+/**
+ * The streams that have frames waiting, written in the order they got them, a time slice per
+ * macrotask. A stream is queued at most once: changes that reach it while it waits join its one
+ * write, so under load each stream is written less often but never later — a change waits for one
+ * pass over the waiting streams at most, not for the pass before it to finish (one pass per
+ * batch would make a change committed during a pass wait that pass and its own). Between slices
+ * the event loop serves requests, so fan-out never starves writes.
+ */
+import type { FrameRuns } from './frames.js';
+import type { Watcher } from './watcher.js';
+
+/**
+ * How long one slice may run: bounded by time, not by a count of streams, so a pass takes few
+ * loop turns (each with its I/O) yet a request waits little longer than this behind fan-out
+ * (measured at 5,000 watchers, Go clients: 82-107k events/s and 61-99 writes/s accepted, against
+ * 36-70k and 52-66 with 64 streams per slice).
+ */
+const sliceMs = 4;
+/** streams flushed between two looks at the clock */
+const clockEvery = 16;
+
+export class FlushQueue {
+  private streams: Watcher[] = [];
+  private head = 0;
+  /** streams queued, and flushed, since the start: positions in the queue's history */
+  private queuedCount = 0;
+  private flushedCount = 0;
+  /** callbacks waiting for the streams queued before them to be flushed, in order of position */
+  private waiting: Array<{ at: number; run: () => void }> = [];
+  private scheduled = false;
+
+  /** `flush` writes one stream's frames; `runs` lets streams of one slice share merged frames. */
+  constructor(private readonly flush: (w: Watcher, runs: FrameRuns) => void) {}
+
+  /** Queues a stream that was given frames (once, however many it gets before its turn). */
+  add(w: Watcher): void {
+    if (w.queued) return;
+    w.queued = true;
+    this.streams.push(w);
+    this.queuedCount++;
+    if (!this.scheduled) {
+      this.scheduled = true;
+      setImmediate(this.slice);
+    }
+  }
+
+  /** Runs `fn` once every stream queued so far has been written (at once if none waits). */
+  whenFlushed(fn: () => void): void {
+    if (this.flushedCount >= this.queuedCount) fn();
+    else this.waiting.push({ at: this.queuedCount, run: fn });
+  }
+
+  /** Nothing is waiting to be written. */
+  get idle(): boolean {
+    return this.flushedCount >= this.queuedCount;
+  }
+
+  private readonly slice = (): void => {
+    this.scheduled = false;
+    const runs: FrameRuns = new Map();
+    const until = performance.now() + sliceMs;
+    while (this.head < this.streams.length) {
+      const end = Math.min(this.head + clockEvery, this.streams.length);
+      while (this.head < end) {
+        const w = this.streams[this.head++];
+        w.queued = false;
+        this.flush(w, runs);
+        this.flushedCount++;
+      }
+      if (performance.now() >= until) break;
+    }
+    if (this.head === this.streams.length) {
+      this.streams = [];
+      this.head = 0;
+    } else if (this.head > 4096 && this.head * 2 > this.streams.length) {
+      // drop the written prefix once it dominates: amortized O(1) per stream
+      this.streams = this.streams.slice(this.head);
+      this.head = 0;
+    }
+    let due = 0;
+    while (due < this.waiting.length && this.waiting[due].at <= this.flushedCount) due++;
+    if (due > 0) {
+      const ready = this.waiting.slice(0, due);
+      this.waiting = this.waiting.slice(due);
+      for (const r of ready) r.run();
+    }
+    if (this.head < this.streams.length && !this.scheduled) {
+      this.scheduled = true;
+      setImmediate(this.slice);
+    }
+  };
+}

@@ -1,0 +1,135 @@
+/**
+ * One watch stream as the hub sees it: what it selects, the frames a delivery gave it, and the
+ * sink they go to. The hub's flush queue writes its frames, all it has gathered, in one write.
+ */
+import type { KObject } from '../api/meta.js';
+import type { ObjectChange } from '../store/read-model.js';
+import { bookmarkFrame, coalesceFrames, type Frame, type FrameRuns, type FrameSource, type WatchEncoding, type WatchEventType, type WatchView } from './frames.js';
+import type { WatchShape } from './shape.js';
+import type { IndexTerm } from './watcher-index.js';
+
+/** Where a watch's bytes go: an HTTP response, a WebSocket. */
+export interface WatchSink {
+  /** one batch of event frames, shared with other watchers: never modify them */
+  write(frames: readonly Frame[]): void;
+  /** bytes accepted but not yet sent to the client */
+  bufferedBytes(): number;
+  end(): void;
+  /**
+   * Ends the stream at once, dropping what it holds, for a client that stopped reading: its
+   * backlog is never flushed (HTTP/1.1: the socket is destroyed; HTTP/2: only this stream is
+   * reset; WebSocket: terminated).
+   */
+  abort(): void;
+}
+
+export interface WatchSpec {
+  resource: string;
+  /** `namespace/` key prefix, or undefined for all namespaces / cluster-scoped kinds */
+  pathPrefix?: string;
+  matches(object: Readonly<KObject>): boolean;
+  /** whether `matches` can reject an object of the resource (a selector is in use) */
+  filtered: boolean;
+  /** only changes after this revision are sent */
+  startRevision: number;
+  bookmarks: boolean;
+  typeMeta: { kind: string; apiVersion: string };
+  encoding: WatchEncoding;
+  /** the protobuf envelope of an event's object, its view applied (protobuf watches: bookmarks, catch-up, views) */
+  envelope?(object: Readonly<KObject>): Uint8Array;
+  /**
+   * Another representation of every event's object, bookmarks included (a Table, a
+   * PartialObjectMetadata), as kube-apiserver converts each event. Watchers whose views have the
+   * same `key` share each frame, built on the front thread.
+   */
+  view?: WatchView;
+  /** for CBOR watches: one event as a self-described CBOR item of the sequence, its view applied */
+  cbor?(type: WatchEventType, object: Readonly<KObject>): Uint8Array;
+  /** the watch's shape as data, when the encoder pool encodes its live events (else the front thread does) */
+  shape?: WatchShape;
+  /** what the watcher index files it under (default: all of the resource's changes reach it) */
+  indexTerm?: IndexTerm;
+}
+
+/** What a watcher reports its events' sizes to. */
+export interface EventSizes { observe(bytes: number): void }
+
+export class Watcher {
+  private pending: Frame[] = [];
+  /** in the hub's flush queue (at most once) */
+  queued = false;
+  private lastBookmarkAt = Date.now();
+  closed = false;
+  /** ended because its client stopped reading */
+  endedSlow = false;
+
+  constructor(readonly spec: WatchSpec, private readonly sink: WatchSink, private readonly onClose: (w: Watcher) => void,
+    /** the count its sent events add to (apiserver_watch_events_total) */
+    private readonly sent: { sent: number },
+    /** told the size of every event this watcher sends (apiserver_watch_events_sizes) */
+    private readonly sizes?: EventSizes) {}
+
+  /** Queues the frame (if any) this change means for this watcher, by the cacher's selector rules. */
+  offer(change: ObjectChange, frames: FrameSource): boolean {
+    if (change.revision <= this.spec.startRevision || this.closed) return false;
+    const prefix = this.spec.pathPrefix;
+    if (prefix && !change.path.startsWith(prefix)) return false;
+    const nowMatches = change.type !== 'DELETED' && this.spec.matches(change.object.object);
+    const wasMatching = change.previous !== undefined && this.spec.matches(change.previous.object);
+    if (change.type === 'DELETED') {
+      if (!wasMatching) return false;
+      this.pending.push(frames.frame('DELETED', this.spec));
+    } else if (nowMatches) {
+      this.pending.push(frames.frame(wasMatching ? 'MODIFIED' : 'ADDED', this.spec));
+    } else if (wasMatching) {
+      this.pending.push(frames.leftSelectorFrame(this.spec));
+    } else {
+      return false;
+    }
+    return true;
+  }
+
+  /**
+   * Sends whatever this batch produced in one write (adjacent frames merged, the merged views
+   * shared through `runs`); returns how many events went out.
+   */
+  flush(maxBufferedBytes: number, runs?: FrameRuns): number {
+    if (this.pending.length === 0 || this.closed) return 0;
+    const frames = this.pending;
+    this.pending = [];
+    if (this.sink.bufferedBytes() > maxBufferedBytes) {
+      // the client is not reading: cut its watch (and drop its backlog) rather than buffer without bound
+      this.endedSlow = true;
+      this.close();
+      return 0;
+    }
+    // a string frame's length counts UTF-16 units: the byte count for the ASCII JSON almost all frames are
+    if (this.sizes) for (const f of frames) this.sizes.observe(f.length);
+    this.sink.write(coalesceFrames(frames, runs));
+    this.sent.sent += frames.length;
+    return frames.length;
+  }
+
+  send(frames: readonly Frame[]): void {
+    if (!this.closed && frames.length > 0) this.sink.write(frames);
+  }
+
+  bookmarkDue(now: number, intervalMs: number): boolean {
+    return this.spec.bookmarks && now - this.lastBookmarkAt >= intervalMs;
+  }
+
+  /** A bookmark never names a revision before the watch's start (a watch from a future version). */
+  sendBookmark(revision: number, annotations?: Readonly<Record<string, string>>): void {
+    this.lastBookmarkAt = Date.now();
+    if (revision < this.spec.startRevision) return;
+    this.send([bookmarkFrame(this.spec, revision, annotations)]);
+  }
+
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    if (this.endedSlow) this.sink.abort();
+    else this.sink.end();
+    this.onClose(this);
+  }
+}
