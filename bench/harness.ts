@@ -218,6 +218,8 @@ export interface PhaseSpec {
   op: Op;
   /** what is written and read: ServiceAccounts (default) or the custom resource of bench/scenarios/custom-resources */
   object?: 'ServiceAccount' | 'Widget';
+  /** for Widgets: the group of their CRD (`widgetGroup` when not given; bench/scenarios/crd-scale registers many) */
+  group?: string;
   namespace: string;
   /** objects are named objectName(prefix, index) */
   prefix: string;
@@ -329,11 +331,18 @@ export function serviceAccountBody(name: string, index: number, extraLabels: Rec
   });
 }
 
-/** The custom resource bench/scenarios/custom-resources writes: a 20-field spec its CRD validates with 3 CEL rules. */
-export function widgetBody(name: string, index: number, extraLabels: Record<string, string> = {}): string {
+/** The group of the Widget CRD (bench/widget-crd.ts) the custom-resource scenarios register first. */
+export const widgetGroup = 'bench.example.com';
+
+/** The custom resource the custom-resource scenarios write: a 20-field spec its CRD validates with 3 CEL rules. */
+export function widgetObject(name: string, index: number, extraLabels: Record<string, string> = {}, group = widgetGroup): { apiVersion: string; kind: string; metadata: { name: string; labels: Record<string, string>; annotations?: Record<string, string> }; spec: Record<string, unknown> } {
   const spec: Record<string, unknown> = { replicas: 1 + (index % 5), minReplicas: 1, maxReplicas: 10, mode: 'fast', owner: `team-${index % 7}` };
   for (let f = 0; f < 15; f++) spec[`field${f}`] = `value-${index}-${f}`;
-  return JSON.stringify({ apiVersion: 'bench.example.com/v1', kind: 'Widget', metadata: { name, labels: { app: 'bench', ...extraLabels } }, spec });
+  return { apiVersion: `${group}/v1`, kind: 'Widget', metadata: { name, labels: { app: 'bench', ...extraLabels } }, spec };
+}
+
+export function widgetBody(name: string, index: number, extraLabels: Record<string, string> = {}, group = widgetGroup): string {
+  return JSON.stringify(widgetObject(name, index, extraLabels, group));
 }
 
 // ---------------------------------------------------------------------------------------------

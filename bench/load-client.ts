@@ -1,11 +1,11 @@
 /**
- * A load process (forked by LoadProcess in bench/harness.ts): runs phases of ServiceAccount
- * creates, gets, updates or deletes against one server with `concurrency` requests in flight,
+ * A load process (forked by LoadProcess in bench/harness.ts): runs phases of ServiceAccount (or
+ * Widget) creates, gets, updates or deletes against one server with `concurrency` requests in flight,
  * over keep-alive HTTPS connections, and reports every request's latency to its parent. Bodies
  * are drained and only the status is checked, so the client spends as little CPU as it can.
  */
 import { Agent, request, type RequestOptions } from 'node:https';
-import { expectedStatus, objectName, serviceAccountBody, widgetBody, type Op, type PhaseReport, type PhaseSpec } from './harness.js';
+import { expectedStatus, objectName, serviceAccountBody, widgetBody, widgetGroup, type Op, type PhaseReport, type PhaseSpec } from './harness.js';
 
 /** `cert`/`key` empty: no client certificate; `headers`: sent with every request (a bearer token) */
 interface Start { t: 'start'; url: string; ca: string; cert: string; key: string; headers?: Record<string, string> }
@@ -38,8 +38,9 @@ function once(options: RequestOptions, body: string | undefined): Promise<{ stat
 async function runPhase(spec: PhaseSpec): Promise<PhaseReport> {
   if (!agent || !base) throw new Error('phase before start');
   const widgets = spec.object === 'Widget';
-  const collection = widgets ? `/apis/bench.example.com/v1/namespaces/${spec.namespace}/widgets` : `/api/v1/namespaces/${spec.namespace}/serviceaccounts`;
-  const bodyOf = widgets ? widgetBody : serviceAccountBody;
+  const group = spec.group ?? widgetGroup;
+  const collection = widgets ? `/apis/${group}/v1/namespaces/${spec.namespace}/widgets` : `/api/v1/namespaces/${spec.namespace}/serviceaccounts`;
+  const bodyOf = widgets ? (name: string, i: number, labels?: Record<string, string>) => widgetBody(name, i, labels, group) : serviceAccountBody;
   const method = methods[spec.op];
   const latencies = new Float64Array(spec.count);
   const firstErrors: string[] = [];

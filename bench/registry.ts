@@ -128,6 +128,7 @@ export const registry: Entry[] = [
   { name: 'apf', module: './scenarios/apf.js' },
   { name: 'slow-clients', module: './scenarios/slow-clients.js' },
   { name: 'custom-resources', module: './scenarios/custom-resources.js' },
+  { name: 'crd-scale', module: './scenarios/crd-scale.js' },
   {
     name: 'store', module: './store.js', optional: true,
     description: 'Durable creates/s (Secrets, 64 concurrent clients, from the bench process) and commit-to-watch latency on the two storage engines: SQLite against a one-member etcd on loopback (bench/store.ts).',

@@ -14,9 +14,9 @@ export function agentFor(server: TestServer, maxSockets = 64): Agent {
   return new Agent({ keepAlive: true, maxSockets, ca: server.admin.ca, cert: server.admin.cert, key: server.admin.key });
 }
 
-export function call(server: TestServer, agent: Agent, method: string, path: string, body?: string): Promise<{ status: number; bytes: number; text: string }> {
+export function call(server: TestServer, agent: Agent, method: string, path: string, body?: string, headers: Record<string, string> = {}): Promise<{ status: number; bytes: number; text: string }> {
   return new Promise((resolve, reject) => {
-    const req = request(`${server.url}${path}`, { method, agent, headers: body ? { 'content-type': 'application/json' } : {} }, (res) => {
+    const req = request(`${server.url}${path}`, { method, agent, headers: body ? { 'content-type': 'application/json', ...headers } : headers }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
       res.on('end', () => {
