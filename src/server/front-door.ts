@@ -101,6 +101,12 @@ export class FrontDoor {
       Promise.all([...this.sessions].map((session) => new Promise<void>((resolve) => session.close(() => resolve())))),
       new Promise((r) => setTimeout(r, 2000).unref()),
     ]);
+    // ended before destroyed: what a socket still holds (a watch's last bookmark and terminating
+    // chunk, written moments ago) goes out first; one whose client does not take it is cut
+    await Promise.race([
+      Promise.all([...this.sockets].map((socket) => new Promise<void>((resolve) => { socket.once('close', () => resolve()); socket.end(); }))),
+      new Promise((r) => setTimeout(r, 1000).unref()),
+    ]);
     for (const socket of this.sockets) socket.destroy();
     await Promise.race([closed, new Promise((r) => setTimeout(r, 1000).unref())]);
   }

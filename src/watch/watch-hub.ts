@@ -139,7 +139,9 @@ export class WatchHub {
     this.received = changes[changes.length - 1].revision;
     if (!this.roundScheduled) {
       this.roundScheduled = true;
-      setImmediate(() => this.round());
+      // at the end of this task, not a loop turn later (a turn takes milliseconds under fan-out):
+      // the changes of one message from the writer still go out as one round
+      queueMicrotask(() => this.round());
     }
   }
 

@@ -834,7 +834,7 @@ describe('watch streams on server shutdown', () => {
       assert.ok(w.cleanEnd, `${proto} clean end: ${w.describe()}`);
       assert.equal(w.events.at(-1)!.type, 'BOOKMARK', `${proto}: the last event before shutdown: ${w.describe()}`);
     }
-    assert.ok(plain.cleanEnd);
+    assert.ok(plain.cleanEnd, `plain: ${plain.describe()}`);
   });
 });
 
