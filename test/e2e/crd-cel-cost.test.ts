@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { waitEstablished } from '../support/crds.js';
+import { clusterCrd, waitEstablished } from '../support/crds.js';
 import { request, startServer, type TestServer } from '../support/server.js';
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
@@ -15,29 +15,10 @@ const group = 'cost.example.com';
 const pattern = `^[a-z]+$|^${'abcdefghij'.repeat(39)}$`;
 
 function ledgerCrd(): any {
-  return {
-    apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition', metadata: { name: `ledgers.${group}` },
-    spec: {
-      group, scope: 'Cluster', names: { plural: 'ledgers', kind: 'Ledger' },
-      versions: [{
-        name: 'v1', served: true, storage: true,
-        schema: {
-          openAPIV3Schema: {
-            type: 'object',
-            properties: {
-              spec: {
-                type: 'object',
-                properties: {
-                  numbers: { type: 'array', maxItems: 300_000, items: { type: 'integer' }, 'x-kubernetes-validations': [{ rule: 'self.all(x, x >= 0)' }] },
-                  names: { type: 'array', maxItems: 20_000, items: { type: 'string', maxLength: 100, 'x-kubernetes-validations': [{ rule: `self.matches('${pattern}')` }] } },
-                },
-              },
-            },
-          },
-        },
-      }],
-    },
-  };
+  return clusterCrd(group, 'ledgers', 'Ledger', {
+    numbers: { type: 'array', maxItems: 300_000, items: { type: 'integer' }, 'x-kubernetes-validations': [{ rule: 'self.all(x, x >= 0)' }] },
+    names: { type: 'array', maxItems: 20_000, items: { type: 'string', maxLength: 100, 'x-kubernetes-validations': [{ rule: `self.matches('${pattern}')` }] } },
+  });
 }
 
 async function createLedger(server: TestServer, name: string, spec: unknown) {

@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { waitEstablished } from '../support/crds.js';
+import { clusterCrd, waitEstablished } from '../support/crds.js';
 import { startInProcess, type InProcessServer } from '../support/in-process.js';
 import { request } from '../support/server.js';
 
@@ -15,35 +15,16 @@ const group = 'format.example.com';
 const routes = `/apis/${group}/v1/routes`;
 
 function routeCrd(): any {
-  return {
-    apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition', metadata: { name: `routes.${group}` },
-    spec: {
-      group, scope: 'Cluster', names: { plural: 'routes', kind: 'Route' },
-      versions: [{
-        name: 'v1', served: true, storage: true,
-        schema: {
-          openAPIV3Schema: {
-            type: 'object',
-            properties: {
-              spec: {
-                type: 'object',
-                properties: {
-                  host: {
-                    type: 'string', maxLength: 253,
-                    'x-kubernetes-validations': [{
-                      rule: '!format.dns1123Subdomain().validate(self).hasValue()',
-                      messageExpression: "'invalid host: ' + format.dns1123Subdomain().validate(self).value().join(', ')",
-                    }],
-                  },
-                  id: { type: 'string', maxLength: 64, 'x-kubernetes-validations': [{ rule: "!format.named('uuid').value().validate(self).hasValue()", message: 'id must be a UUID' }] },
-                },
-              },
-            },
-          },
-        },
+  return clusterCrd(group, 'routes', 'Route', {
+    host: {
+      type: 'string', maxLength: 253,
+      'x-kubernetes-validations': [{
+        rule: '!format.dns1123Subdomain().validate(self).hasValue()',
+        messageExpression: "'invalid host: ' + format.dns1123Subdomain().validate(self).value().join(', ')",
       }],
     },
-  };
+    id: { type: 'string', maxLength: 64, 'x-kubernetes-validations': [{ rule: "!format.named('uuid').value().validate(self).hasValue()", message: 'id must be a UUID' }] },
+  });
 }
 
 describe('CEL format library in CRD rules', () => {

@@ -55,6 +55,20 @@ export function widgetCrd(group = 'stable.example.com'): any {
 }
 
 /** Waits until the CRD reports Established (the controller writes it after registering). */
+/** A cluster-scoped CRD of one version whose schema is `spec` with these properties. */
+export function clusterCrd(group: string, plural: string, kind: string, specProperties: Record<string, unknown>): any {
+  return {
+    apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition', metadata: { name: `${plural}.${group}` },
+    spec: {
+      group, scope: 'Cluster', names: { plural, kind },
+      versions: [{
+        name: 'v1', served: true, storage: true,
+        schema: { openAPIV3Schema: { type: 'object', properties: { spec: { type: 'object', properties: specProperties } } } },
+      }],
+    },
+  };
+}
+
 export async function waitEstablished(server: TestServer, name: string): Promise<any> {
   for (let i = 0; i < 200; i++) {
     const res = await request(server, `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${name}`);
