@@ -20,6 +20,8 @@ import type { Watcher } from './watcher.js';
 const sliceMs = 1;
 /** streams flushed between two looks at the clock */
 const clockEvery = 8;
+/** merged runs kept for the streams still to come, at most (the queue empties far sooner, normally) */
+const maxRuns = 4096;
 
 export class FlushQueue {
   private streams: Watcher[] = [];
@@ -30,8 +32,10 @@ export class FlushQueue {
   /** callbacks waiting for the streams queued before them to be flushed, in order of position */
   private waiting: Array<{ at: number; run: () => void }> = [];
   private scheduled = false;
+  /** merged frames of the pass under way, shared by every stream given the same run */
+  private runs: FrameRuns = new Map();
 
-  /** `flush` writes one stream's frames; `runs` lets streams of one slice share merged frames. */
+  /** `flush` writes one stream's frames; `runs` lets streams share the frames merged for them. */
   constructor(private readonly flush: (w: Watcher, runs: FrameRuns) => void) {}
 
   /** Queues a stream that was given frames (once, however many it gets before its turn). */
@@ -59,21 +63,23 @@ export class FlushQueue {
 
   private readonly slice = (): void => {
     this.scheduled = false;
-    const runs: FrameRuns = new Map();
+    const runs = this.runs.size < maxRuns ? this.runs : (this.runs = new Map());
     const until = performance.now() + sliceMs;
     while (this.head < this.streams.length) {
       const end = Math.min(this.head + clockEvery, this.streams.length);
       while (this.head < end) {
         const w = this.streams[this.head++];
         w.queued = false;
-        this.flush(w, runs);
+        // counted first: a stream whose write failed must not hold back every later whenFlushed
         this.flushedCount++;
+        this.flush(w, runs);
       }
       if (performance.now() >= until) break;
     }
     if (this.head === this.streams.length) {
       this.streams = [];
       this.head = 0;
+      this.runs = new Map();
     } else if (this.head > 4096 && this.head * 2 > this.streams.length) {
       // drop the written prefix once it dominates: amortized O(1) per stream
       this.streams = this.streams.slice(this.head);
