@@ -77,11 +77,10 @@ export class PacedWatch implements WatchSink, SlabHolder {
 
   write(frames: readonly Frame[]): void {
     if (this.closed || frames.length === 0) return;
-    const slabs = this.slabs;
-    slabs?.retain(frames, this);
+    this.slabs?.retain(frames, this);
     if (!this.pumping && this.catchUp === undefined && this.head === this.queue.length && this.sink.hasRoom()) {
       // the common case, a live batch to a stream that keeps up: straight to the socket, no queue
-      this.sink.write(frames, slabs && (() => slabs.release(frames, this)));
+      this.writePinned(frames);
       return;
     }
     this.queue.push(frames);
@@ -133,11 +132,9 @@ export class PacedWatch implements WatchSink, SlabHolder {
           if (batch.length === 0) { this.catchUp = undefined; continue; }
           // closed meanwhile: what the pool pinned for this stream goes with it
           if (this.closed) { this.slabs?.release(batch, this); return; }
-          this.writeCatchUp(batch);
+          this.writePinned(batch);
         } else {
-          const batch = this.nextQueued();
-          const slabs = this.slabs;
-          this.sink.write(batch, slabs && (() => slabs.release(batch, this)));
+          this.writePinned(this.nextQueued());
         }
       }
     } finally {
@@ -146,12 +143,12 @@ export class PacedWatch implements WatchSink, SlabHolder {
   }
 
   /**
-   * Writes a catch-up batch. Frames from the encoder pool's slabs come pinned for this stream
-   * (CatchUpBatches given `this` as holder); they are released once the socket took them.
+   * Writes frames this stream has pinned (live ones when queued, catch-up ones as the pool
+   * handed them over); their slabs are let go once the socket took them.
    */
-  private writeCatchUp(batch: Frame[]): void {
+  private writePinned(frames: readonly Frame[]): void {
     const slabs = this.slabs;
-    this.sink.write(batch, slabs && (() => slabs.release(batch, this)));
+    this.sink.write(frames, slabs && (() => slabs.release(frames, this)));
   }
 
   /** Queued live batches, merged up to a batch (at least one). */
