@@ -5,6 +5,7 @@
  */
 import { createSecureServer, type Http2SecureServer, type Http2ServerRequest, type ServerHttp2Session } from 'node:http2';
 import type { IncomingMessage } from 'node:http';
+import { Server as NetServer } from 'node:net';
 import type { Duplex } from 'node:stream';
 import type { TLSSocket } from 'node:tls';
 import { Exchange, type ExchangeOptions, type Request, type Response } from '../http/exchange.js';
@@ -91,7 +92,10 @@ export class FrontDoor {
 
   /** Stops accepting connections and waits (up to `graceMs`) for in-flight requests to finish. */
   async close(graceMs: number): Promise<void> {
-    const closed = new Promise<void>((resolve) => this.server.close(() => resolve()));
+    // stop listening only: Http2SecureServer.close (allowHTTP1) also destroys every HTTP/1.1
+    // connection whose response has ended, even one still writing it, so a watch ended a moment
+    // ago by shutdown lost its terminating chunk; those connections are ended gracefully below
+    const closed = new Promise<void>((resolve) => NetServer.prototype.close.call(this.server, () => resolve()));
     if (this.active > 0) {
       await Promise.race([new Promise<void>((r) => { this.drained = r; }), new Promise((r) => setTimeout(r, graceMs).unref())]);
     }
