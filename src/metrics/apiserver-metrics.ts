@@ -1,12 +1,12 @@
 /**
  * The metrics kube-apiserver 1.32 exports that operators dashboard, with its names, types,
  * labels, help text (stability prefix included) and buckets, in one prom-client registry beside
- * prom-client's process and Node runtime metrics. Hot-path recording goes through pre-bound
- * children (LabelNode); gauges of state the server already keeps (stored objects, APF levels,
- * audit counters) are read when /metrics is scraped.
+ * prom-client's process and Node runtime metrics. What is recorded per request or per watch event
+ * goes to cells bound once per label set (bound-metrics.ts), allocation-free; gauges of state the
+ * server already keeps (stored objects, APF levels, audit counters) are read when /metrics is scraped.
  */
-import { AggregatorRegistry, Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-import { LabelNode } from './label-cache.js';
+import { AggregatorRegistry, Counter, Gauge, Registry, collectDefaultMetrics } from 'prom-client';
+import { BoundCounter, BoundGauge, BoundHistogram, type GaugeCell, type HistogramCell } from './bound-metrics.js';
 import { FlowControlMetrics, type FlowControlSource } from './flowcontrol-metrics.js';
 import { latencyBuckets, type MetricsJson } from './storage-metrics.js';
 
@@ -32,17 +32,13 @@ const codes: readonly string[] = Array.from({ length: 600 }, (_, i) => String(i)
 
 export class ApiServerMetrics {
   readonly registry = new Registry();
-  private readonly requestTotal: Counter<string>;
-  private readonly requestDuration: Histogram<string>;
-  private readonly responseSizes: Histogram<string>;
-  private readonly longRunning: Gauge<string>;
+  private readonly totals: BoundCounter;
+  private readonly durations: BoundHistogram;
+  private readonly sizes: BoundHistogram;
+  private readonly longRunning: BoundGauge;
+  private readonly watchEventSizes: BoundHistogram;
   private readonly deprecated: Gauge<string>;
   private readonly tlsErrors: Counter<string>;
-  private readonly totals: LabelNode<Counter.Internal>;
-  private readonly durations: LabelNode<Histogram.Internal<string>>;
-  private readonly sizes: LabelNode<Histogram.Internal<string>>;
-  private readonly longRunningChildren: LabelNode<Gauge.Internal<string>>;
-  private readonly watchEventSizes: LabelNode<Histogram.Internal<string>>;
   private sources: MetricSources | undefined;
   private flowControl: FlowControlMetrics | undefined;
   /** requests executing now, by kind (for apiserver_current_inflight_requests) */
@@ -52,17 +48,17 @@ export class ApiServerMetrics {
   constructor() {
     const registers = [this.registry];
     collectDefaultMetrics({ register: this.registry });
-    this.requestTotal = new Counter({
+    this.totals = new BoundCounter({
       name: 'apiserver_request_total', registers,
       help: '[STABLE] Counter of apiserver requests broken out for each verb, dry run value, group, version, resource, scope, component, and HTTP response code.',
       labelNames: [...requestLabels, 'code'],
     });
-    this.requestDuration = new Histogram({
+    this.durations = new BoundHistogram({
       name: 'apiserver_request_duration_seconds', registers, buckets: latencyBuckets,
       help: '[STABLE] Response latency distribution in seconds for each verb, dry run value, group, version, resource, subresource, scope and component.',
       labelNames: [...requestLabels],
     });
-    this.responseSizes = new Histogram({
+    this.sizes = new BoundHistogram({
       name: 'apiserver_response_sizes', registers, buckets: responseSizeBuckets,
       help: '[STABLE] Response size distribution in bytes for each group, version, verb, resource, subresource, scope and component.',
       labelNames: ['verb', 'group', 'version', 'resource', 'subresource', 'scope', 'component'],
@@ -81,7 +77,7 @@ export class ApiServerMetrics {
         peak.mutating = current.mutating;
       },
     });
-    this.longRunning = new Gauge({
+    this.longRunning = new BoundGauge({
       name: 'apiserver_longrunning_requests', registers,
       help: '[STABLE] Gauge of all active long-running apiserver requests broken out by verb, group, version, resource, scope and component. Not all requests are tracked this way.',
       labelNames: ['verb', 'group', 'version', 'resource', 'subresource', 'scope', 'component'],
@@ -95,17 +91,12 @@ export class ApiServerMetrics {
       name: 'apiserver_tls_handshake_errors_total', registers,
       help: '[ALPHA] Number of requests dropped with \'TLS handshake error from\' error',
     });
-    this.totals = new LabelNode((v) => this.requestTotal.labels(...v));
-    this.durations = new LabelNode((v) => this.requestDuration.labels(...v));
-    this.sizes = new LabelNode((v) => this.responseSizes.labels(...v));
-    this.longRunningChildren = new LabelNode((v) => this.longRunning.labels(...v));
-    const watchSizes = new Histogram({
+    this.watchEventSizes = new BoundHistogram({
       name: 'apiserver_watch_events_sizes', registers, labelNames: ['group', 'version', 'resource'],
       // prometheus.ExponentialBuckets(1024, 2.0, 8)
       buckets: [1024, 2048, 4096, 8192, 16384, 32768, 65536, 131072],
       help: '[ALPHA] Watch event size distribution in bytes',
     });
-    this.watchEventSizes = new LabelNode((v) => watchSizes.labels(...v));
   }
 
   /** Metrics of state kept elsewhere, read at each scrape. */
@@ -168,23 +159,23 @@ export class ApiServerMetrics {
   /** A finished request: apiserver_request_total, _duration_seconds and, for GET and LIST of known length (>= 0), response sizes. */
   observe(verb: string, dryRun: string, group: string, version: string, resource: string, subresource: string, scope: string,
     code: number, seconds: number, responseBytes: number): void {
-    const labels = this.durations.next(verb).next(dryRun).next(group).next(version).next(resource).next(subresource).next(scope);
-    labels.leaf(component).observe(seconds);
-    this.totals.next(verb).next(dryRun).next(group).next(version).next(resource).next(subresource).next(scope)
+    this.durations.root.next(verb).next(dryRun).next(group).next(version).next(resource).next(subresource).next(scope)
+      .leaf(component).observe(seconds);
+    this.totals.root.next(verb).next(dryRun).next(group).next(version).next(resource).next(subresource).next(scope)
       .next(component).leaf(codes[code] ?? String(code)).inc();
     if (responseBytes >= 0 && (verb === 'GET' || verb === 'LIST')) {
-      this.sizes.next(verb).next(group).next(version).next(resource).next(subresource).next(scope).leaf(component).observe(responseBytes);
+      this.sizes.root.next(verb).next(group).next(version).next(resource).next(subresource).next(scope).leaf(component).observe(responseBytes);
     }
   }
 
   /** apiserver_watch_events_sizes of one watched resource and version: a watcher binds it once, then observes each event it sends. */
-  watchEventSizesOf(group: string, version: string, resource: string): Histogram.Internal<string> {
-    return this.watchEventSizes.next(group).next(version).leaf(resource);
+  watchEventSizesOf(group: string, version: string, resource: string): HistogramCell {
+    return this.watchEventSizes.root.next(group).next(version).leaf(resource);
   }
 
   /** The gauge of a long-running request (a watch) of these labels: inc() at start, dec() at end. */
-  longRunningGauge(verb: string, group: string, version: string, resource: string, subresource: string, scope: string): Gauge.Internal<string> {
-    return this.longRunningChildren.next(verb).next(group).next(version).next(resource).next(subresource).next(scope).leaf(component);
+  longRunningGauge(verb: string, group: string, version: string, resource: string, subresource: string, scope: string): GaugeCell {
+    return this.longRunning.root.next(verb).next(group).next(version).next(resource).next(subresource).next(scope).leaf(component);
   }
 
   /**

@@ -5,8 +5,8 @@
  * utilization of each level is sampled every 100 ms (Kubernetes observes it continuously: its
  * counts are nanoseconds, ours samples; the distribution is the same).
  */
-import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
-import { LabelNode } from './label-cache.js';
+import { Counter, Gauge, type Registry } from 'prom-client';
+import { BoundHistogram } from './bound-metrics.js';
 
 export interface FlowCountersView {
   priorityLevel: string; flowSchema: string; dispatched: number; waiting: number; executing: number; seats: number;
@@ -67,24 +67,22 @@ export class FlowControlMetrics {
       collect() { this.reset(); for (const l of apf.levelStates()) this.set({ priority_level: l.name }, l.currentLimit); },
     });
 
-    const wait = new Histogram({
+    const waits = new BoundHistogram({
       name: 'apiserver_flowcontrol_request_wait_duration_seconds', registers, buckets: waitBuckets,
       help: '[BETA] Length of time a request spent waiting in its queue',
       labelNames: ['flow_schema', 'priority_level', 'execute'],
     });
-    const waits = new LabelNode((v) => wait.labels(...v));
-    apf.observeWaits((c, executed, seconds) => waits.next(c.flowSchema).next(c.priorityLevel).leaf(executed ? 'true' : 'false').observe(seconds));
+    apf.observeWaits((c, executed, seconds) => waits.root.next(c.flowSchema).next(c.priorityLevel).leaf(executed ? 'true' : 'false').observe(seconds));
 
-    const utilization = new Histogram({
+    const utilization = new BoundHistogram({
       name: 'apiserver_flowcontrol_priority_level_seat_utilization', registers, buckets: utilizationBuckets,
       help: '[ALPHA] Observations, at the end of every nanosecond, of utilization of seats for any stage of execution (but only initial stage for WATCHes)',
       labelNames: ['priority_level', 'phase'],
     });
-    const perLevel = new LabelNode((v) => utilization.labels(...v));
     this.sampler = setInterval(() => {
       for (const l of apf.levelStates()) {
         if (l.exempt || l.currentLimit <= 0) continue;
-        perLevel.next(l.name).leaf('executing').observe(Math.min(1, l.seatsInUse / l.currentLimit));
+        utilization.root.next(l.name).leaf('executing').observe(Math.min(1, l.seatsInUse / l.currentLimit));
       }
     }, samplingIntervalMs);
     this.sampler.unref();

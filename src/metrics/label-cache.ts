@@ -1,8 +1,7 @@
 /**
- * Pre-bound label children, cached per label tuple: the first request of a tuple binds the
- * metric's child (prom-client's `labels(...)`, which builds a key string), every later one walks
- * a tree of maps keyed by the label values themselves — `root.next(a).next(b).leaf(c)` —
- * allocating nothing.
+ * A metric's cells by label values: the first use of a tuple binds its cell, every later one walks
+ * a tree of maps keyed by the values themselves — `root.next(a).next(b).leaf(c)` — allocating
+ * nothing (no key string is built).
  */
 export class LabelNode<T> {
   private readonly children = new Map<string, LabelNode<T>>();

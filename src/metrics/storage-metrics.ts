@@ -3,8 +3,8 @@
  * the front thread: etcd_request_duration_seconds per operation and type (the resource), on both
  * engines, the time of the batch's durable transaction each mutation was part of.
  */
-import { Histogram, Registry, type MetricObjectWithValues, type MetricValue } from 'prom-client';
-import { LabelNode } from './label-cache.js';
+import { Registry, type MetricObjectWithValues, type MetricValue } from 'prom-client';
+import { BoundHistogram } from './bound-metrics.js';
 
 /** Kubernetes' request-latency buckets (apiserver_request_duration_seconds, etcd_request_duration_seconds) */
 export const latencyBuckets = [0.005, 0.025, 0.05, 0.1, 0.2, 0.4, 0.6, 0.8, 1.0, 1.25, 1.5, 2, 3, 4, 5, 6, 8, 10, 15, 20, 30, 45, 60];
@@ -13,21 +13,20 @@ export type MetricsJson = MetricObjectWithValues<MetricValue<string>>[];
 
 export class StorageMetrics {
   readonly registry = new Registry();
-  private readonly durations: LabelNode<Histogram.Internal<string>>;
+  private readonly durations: BoundHistogram;
 
   constructor() {
-    const histogram = new Histogram({
+    this.durations = new BoundHistogram({
       name: 'etcd_request_duration_seconds', registers: [this.registry], buckets: latencyBuckets,
       help: '[ALPHA] Etcd request latency in seconds for each operation and object type.',
       labelNames: ['operation', 'type'],
     });
-    this.durations = new LabelNode((v) => histogram.labels(...v));
   }
 
   /** One mutation: its operation (create, update, delete) and storage key (`resource/...`). */
   observe(operation: string, key: string, seconds: number): void {
     const slash = key.indexOf('/');
-    this.durations.next(operation).leaf(slash < 0 ? key : key.slice(0, slash)).observe(seconds);
+    this.durations.root.next(operation).leaf(slash < 0 ? key : key.slice(0, slash)).observe(seconds);
   }
 
   json(): Promise<MetricsJson> {
