@@ -4,7 +4,9 @@
  * both with their default flags (AlwaysAllow, no audit policy), answer the same ServiceAccount
  * create, get, update and delete at 64 in flight from separate load processes, in interleaved
  * rounds so that drift on a shared machine hits both alike.
- * Usage: node dist/bench/chain-cost.js --before <checkout of 6313749, built> [--ops 3000] [--rounds 5] [--concurrency 64]
+ * `--after-flags '<flags>'` starts this build with extra flags (`--enable-priority-and-fairness=false`
+ * shows what the chain costs without flow control, whose own cost bench/apf measures).
+ * Usage: node dist/bench/chain-cost.js --before <checkout of 6313749, built> [--ops 3000] [--rounds 5] [--concurrency 64] [--after-flags '...']
  */
 import { LoadProcess, cpuMsOf, measureRounds, spread, type Op, type PhaseResult } from './harness.js';
 import { agentFor, builtServerScript, call, flag, startServer, type TestServer } from './support.js';
@@ -21,8 +23,13 @@ function beforeScript(): string {
   return builtServerScript(dir);
 }
 
-async function prepared(script: string | undefined): Promise<{ server: TestServer; load: LoadProcess }> {
-  const server = await startServer({ ...(script ? { script } : {}), args: ['--log-level', 'warn'] });
+function afterFlags(): string[] {
+  const at = process.argv.indexOf('--after-flags');
+  return at >= 0 ? (process.argv[at + 1] ?? '').split(/\s+/).filter(Boolean) : [];
+}
+
+async function prepared(script: string | undefined, flags: string[]): Promise<{ server: TestServer; load: LoadProcess }> {
+  const server = await startServer({ ...(script ? { script } : {}), args: ['--log-level', 'warn', ...flags] });
   const agent = agentFor(server, 1);
   const ns = await call(server, agent, 'POST', '/api/v1/namespaces', JSON.stringify({ metadata: { name: 'crud' } }));
   agent.destroy();
@@ -30,7 +37,7 @@ async function prepared(script: string | undefined): Promise<{ server: TestServe
   return { server, load: await LoadProcess.start(server.url, server.admin, 2) };
 }
 
-const sides = { before: await prepared(beforeScript()), after: await prepared(undefined) };
+const sides = { before: await prepared(beforeScript(), []), after: await prepared(undefined, afterFlags()) };
 try {
   const measured = await measureRounds(rounds, 1, async (r, warm) => {
     const out = {} as Record<'before' | 'after', Record<Op, PhaseResult & { cpuUsPerRequest: number }>>;
@@ -59,7 +66,7 @@ try {
       serverCpuUsPerRequest: { before: cpuBefore, after: cpuAfter, ratio: +(cpuAfter.median / cpuBefore.median).toFixed(3) },
     }];
   }));
-  console.log(JSON.stringify({ ops: count, rounds, concurrency, byOp }));
+  console.log(JSON.stringify({ ops: count, rounds, concurrency, afterFlags: afterFlags(), byOp }));
 } finally {
   for (const side of Object.values(sides)) {
     await side.load.close();
