@@ -30,12 +30,15 @@ export function parseRequestTarget(target: string | undefined): RequestTarget {
 
 const utf8 = new TextDecoder('utf-8');
 
+/** a path or segment with nothing to decode: no escape, no byte outside ASCII */
+const plainPath = /^[\x00-\x24\x26-\x7f]*$/;
+
 /**
  * One segment, percent-decoded as Go's url.PathUnescape does; a malformed escape is 400. Node hands
  * over the target's raw bytes one character each (Latin-1), so the decoded bytes are read as UTF-8.
  */
 function decodeSegment(segment: string, path: string): string {
-  if (/^[\x00-\x24\x26-\x7f]*$/.test(segment)) return segment;
+  if (plainPath.test(segment)) return segment;
   const bytes: number[] = [];
   for (let i = 0; i < segment.length; i++) {
     const c = segment.charCodeAt(i);
@@ -59,5 +62,11 @@ function decodeSegment(segment: string, path: string): string {
 
 /** The path's segments between its outer slashes (as RequestInfoFactory trims and splits), each decoded. */
 export function pathSegments(path: string): string[] {
-  return path.replace(/^\/+|\/+$/g, '').split('/').map((segment) => decodeSegment(segment, path));
+  let start = 0;
+  let end = path.length;
+  while (start < end && path.charCodeAt(start) === 0x2f) start++;
+  while (end > start && path.charCodeAt(end - 1) === 0x2f) end--;
+  const segments = path.slice(start, end).split('/');
+  // every request's path: one test for the whole path rather than one per segment
+  return plainPath.test(path) ? segments : segments.map((segment) => decodeSegment(segment, path));
 }

@@ -1,6 +1,7 @@
 /** The request target as sent: split into path and query, segments decoded one by one, never resolved. */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import fc from 'fast-check';
 import { parseRequestTarget, pathSegments } from '../../src/http/request-target.js';
 import { StatusError } from '../../src/status/status-error.js';
 
@@ -33,5 +34,14 @@ describe('pathSegments', () => {
     for (const bad of ['/a%zz', '/a%', '/a%4']) {
       assert.throws(() => pathSegments(bad), (e: unknown) => e instanceof StatusError && e.code === 400 && e.message.includes('invalid URL escape'));
     }
+  });
+
+  it('a whole path decodes as its segments do one by one (the plain-path shortcut changes nothing)', () => {
+    const piece = fc.constantFrom('/', '//', 'a', 'v1', '%41', '%2F', '%2e', '\u00c4\u0080', 'é', '.', '..', ' ', '~');
+    fc.assert(fc.property(fc.array(piece, { maxLength: 12 }), (pieces) => {
+      const path = pieces.join('');
+      const trimmed = path.replace(/^\/+|\/+$/g, '');
+      assert.deepEqual(pathSegments(path), trimmed.split('/').map((segment) => pathSegments(`/${segment}`)[0]));
+    }), { numRuns: 500 });
   });
 });
