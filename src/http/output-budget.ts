@@ -20,11 +20,40 @@ export interface OutputBudgetOptions {
 /** Why a stream was cut: a budget, the hub's bound on a watch's backlog, a body past its deadline, a failed write. */
 export type CutReason = 'connection budget' | 'total budget' | 'watch backlog' | 'deadline' | 'write failed';
 
+/**
+ * A set whose members keep their own slot in it: add and delete in O(1) without hashing, which
+ * matters because every response joins its connection's set when it writes and leaves it when
+ * the socket took the bytes. A member belongs to one such set at a time.
+ */
+export class SlotSet<T extends { slot: number }> {
+  readonly members: T[] = [];
+
+  get size(): number { return this.members.length; }
+
+  add(member: T): void {
+    if (member.slot >= 0) return;
+    member.slot = this.members.length;
+    this.members.push(member);
+  }
+
+  delete(member: T): void {
+    if (member.slot < 0) return;
+    const last = this.members.pop() as T;
+    if (last !== member) {
+      this.members[member.slot] = last;
+      last.slot = member.slot;
+    }
+    member.slot = -1;
+  }
+}
+
 /** One connection: an HTTP/1.1 or WebSocket socket, or an HTTP/2 session with its streams. */
 class ConnectionOutput {
   unsent = 0;
+  /** @internal its place among the budget's holding connections */
+  slot = -1;
   /** its streams that hold unsent bytes */
-  readonly holding = new Set<Outlet>();
+  readonly holding = new SlotSet<Outlet>();
 }
 
 /** The writes of one response stream (an HTTP response, an HTTP/2 stream, a WebSocket). */
@@ -37,6 +66,8 @@ export class Outlet {
   closed = false;
   /** bytes handed to write so far (apiserver_response_sizes) */
   written = 0;
+  /** @internal its place among its connection's holding streams */
+  slot = -1;
   private waiter: { bytes: number; resolve: (open: boolean) => void } | undefined;
 
   constructor(private readonly budget: OutputBudget, readonly connection: ConnectionOutput, private readonly cutStream: () => void) {}
@@ -120,7 +151,7 @@ export class OutputBudget {
   total = 0;
   private readonly connections = new WeakMap<object, ConnectionOutput>();
   /** connections holding unsent bytes: the only ones a cut can choose from */
-  private readonly holdingConnections = new Set<ConnectionOutput>();
+  private readonly holdingConnections = new SlotSet<ConnectionOutput>();
 
   constructor(readonly options: OutputBudgetOptions) {}
 
@@ -161,7 +192,7 @@ export class OutputBudget {
     const c = outlet.connection;
     if (perConnection > 0 && c.unsent > perConnection) {
       // an HTTP/2 session's other streams live on: only its largest holders go
-      for (const o of [...c.holding].sort((a, b) => b.unsent - a.unsent)) {
+      for (const o of [...c.holding.members].sort((a, b) => b.unsent - a.unsent)) {
         if (c.unsent <= perConnection) break;
         o.cut('connection budget');
       }
@@ -171,9 +202,9 @@ export class OutputBudget {
 
   /** Cuts the connections holding the most until the total is within its budget again. */
   private relieve(limit: number): void {
-    for (const c of [...this.holdingConnections].sort((a, b) => b.unsent - a.unsent)) {
+    for (const c of [...this.holdingConnections.members].sort((a, b) => b.unsent - a.unsent)) {
       if (this.total <= limit) return;
-      for (const o of [...c.holding]) o.cut('total budget');
+      for (const o of [...c.holding.members]) o.cut('total budget');
     }
   }
 }

@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import fc from 'fast-check';
 import { slices, writeBody, writeSizes } from '../../src/http/body-writer.js';
-import { OutputBudget, type CutReason, type Outlet } from '../../src/http/output-budget.js';
+import { OutputBudget, SlotSet, type CutReason, type Outlet } from '../../src/http/output-budget.js';
 
 interface FakeStream {
   outlet: Outlet;
@@ -28,7 +29,49 @@ function budgetOf(perConnection: number, total: number) {
   return { cuts, budget: new OutputBudget({ perConnection, total, onCut: (c) => cuts.push(c) }) };
 }
 
+describe('SlotSet', () => {
+  it('holds what a Set would under any sequence of adds and deletes', () => {
+    fc.assert(fc.property(fc.array(fc.record({ member: fc.nat(9), add: fc.boolean() }), { maxLength: 80 }), (ops) => {
+      const members = Array.from({ length: 10 }, (_, id) => ({ id, slot: -1 }));
+      const set = new SlotSet<(typeof members)[number]>();
+      const model = new Set<number>();
+      for (const { member, add } of ops) {
+        if (add) { set.add(members[member]); model.add(member); } else { set.delete(members[member]); model.delete(member); }
+        assert.deepEqual(set.members.map((m) => m.id).sort(), [...model].sort());
+        set.members.forEach((m, i) => assert.equal(m.slot, i));
+      }
+    }), { numRuns: 300 });
+  });
+});
+
 describe('OutputBudget', () => {
+  it('under any interleaving of writes and takes, a total over budget cuts the largest holder first and the counts stay exact', () => {
+    const op = fc.record({ stream: fc.nat(7), bytes: fc.integer({ min: 1, max: 400 }), take: fc.boolean() });
+    fc.assert(fc.property(fc.array(op, { maxLength: 120 }), (ops) => {
+      const { budget } = budgetOf(0, 1000);
+      const connections = [{}, {}, {}];
+      // stream i travels on connection i % 3
+      const streams = Array.from({ length: 8 }, (_, i) => fakeStream(budget, connections[i % 3]));
+      const held = (k: number) => streams.reduce((n, x, i) => n + (i % 3 === k && !x.cut ? x.outlet.unsent : 0), 0);
+      for (const { stream, bytes, take } of ops) {
+        if (take) { streams[stream].take(1); continue; }
+        const before = [0, 1, 2].map(held);
+        const wasCut = streams.map((x) => x.cut);
+        // a cut stream writes nothing and judges nothing
+        const overBudget = budget.total > 1000 && !streams[stream].cut;
+        streams[stream].send(bytes);
+        const cutNow = streams.flatMap((x, i) => (x.cut && !wasCut[i] ? [i % 3] : []));
+        if (overBudget && before.some((b) => b > 0)) {
+          assert.ok(cutNow.some((k) => before[k] === Math.max(...before)), 'the connection holding the most is cut first');
+          assert.ok(budget.total - (streams[stream].cut ? 0 : bytes) <= 1000, 'cut until within the budget before the write');
+        }
+        assert.equal(budget.total, [0, 1, 2].map(held).reduce((a, b) => a + b), 'the total is what live streams hold');
+      }
+      for (const x of streams) x.take();
+      assert.equal(budget.total, 0);
+    }), { numRuns: 300 });
+  });
+
   it('counts bytes until the socket takes them, per stream, per connection and in total', () => {
     const { budget } = budgetOf(0, 0);
     const conn = {};
