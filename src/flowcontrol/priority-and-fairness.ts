@@ -76,8 +76,11 @@ export class PriorityAndFairness implements FlowController {
   private schemas: CompiledSchema[] = [];
   private catchAll!: CompiledSchema;
   private readonly levels = new Map<string, Level>();
-  private readonly counters = new Map<string, FlowCounters>();
-  private readonly hashes = new Map<string, bigint>();
+  /** by priority level, then flow schema: nested maps, so that no key string is built per request */
+  private readonly counters = new Map<string, Map<string, FlowCounters>>();
+  /** shuffle-sharding hashes by flow schema, then distinguisher */
+  private readonly hashes = new Map<string, Map<string, bigint>>();
+  private hashCount = 0;
   private readonly unsubscribe: () => void;
   private readonly adjuster: NodeJS.Timeout;
   private refreshQueued = false;
@@ -102,7 +105,7 @@ export class PriorityAndFairness implements FlowController {
 
   /** The levels and counters, for /metrics. */
   levelStates(): Iterable<Level> { return this.levels.values(); }
-  flowCounters(): Iterable<FlowCounters> { return this.counters.values(); }
+  *flowCounters(): Iterable<FlowCounters> { for (const bySchema of this.counters.values()) yield* bySchema.values(); }
   /** Tells `observer` of every request leaving a queue of a Limited level (apiserver_flowcontrol_request_wait_duration_seconds). */
   observeWaits(observer: (counters: FlowCounters, executed: boolean, seconds: number) => void): void { this.waitObserver = observer; }
 
@@ -159,19 +162,22 @@ export class PriorityAndFairness implements FlowController {
   }
 
   private countersOf(level: string, schema: string): FlowCounters {
-    const key = `${level}\u0000${schema}`;
-    let c = this.counters.get(key);
-    if (!c) { c = new FlowCounters(level, schema); this.counters.set(key, c); }
+    let bySchema = this.counters.get(level);
+    if (!bySchema) this.counters.set(level, (bySchema = new Map()));
+    let c = bySchema.get(schema);
+    if (!c) bySchema.set(schema, (c = new FlowCounters(level, schema)));
     return c;
   }
 
   private hashOf(schema: string, distinguisher: string): bigint {
-    const key = `${schema}\u0000${distinguisher}`;
-    let h = this.hashes.get(key);
+    let byDistinguisher = this.hashes.get(schema);
+    let h = byDistinguisher?.get(distinguisher);
     if (h === undefined) {
-      if (this.hashes.size >= maxCachedFlowHashes) this.hashes.clear();
+      if (this.hashCount >= maxCachedFlowHashes) { this.hashes.clear(); this.hashCount = 0; byDistinguisher = undefined; }
+      if (!byDistinguisher) this.hashes.set(schema, (byDistinguisher = new Map()));
       h = flowHash(schema, distinguisher);
-      this.hashes.set(key, h);
+      byDistinguisher.set(distinguisher, h);
+      this.hashCount++;
     }
     return h;
   }
