@@ -192,8 +192,8 @@ export function listSchemaOf(item: StructSchema): StructSchema {
   let list = listSchemas.get(item);
   if (!list) {
     list = {
-      type: 'struct', goName: `${item.goName}List`, description: undefined,
-      fields: { ...listEnvelope.fields, items: { type: 'list', items: item, listType: 'atomic', description: undefined } },
+      type: 'struct', goName: `${item.goName}List`,
+      fields: { ...listEnvelope.fields, items: { type: 'list', items: item, listType: 'atomic' } },
       required: ['items'], proto: { metadata: 1, items: 2 },
     };
     listSchemas.set(item, list);

@@ -40,7 +40,7 @@ const watchEventSchemas = new WeakMap<StructSchema, StructSchema>();
 function watchEventSchemaOf(object: StructSchema): StructSchema {
   let schema = watchEventSchemas.get(object);
   if (!schema) {
-    schema = { type: 'struct', goName: 'WatchEvent', fields: { type: { type: 'string', description: undefined }, object }, description: undefined };
+    schema = { type: 'struct', goName: 'WatchEvent', fields: { type: { type: 'string' }, object } };
     watchEventSchemas.set(object, schema);
   }
   return schema;
