@@ -6,7 +6,9 @@ import type { FieldError } from '../status/status-error.js';
 import type { GarbageCollectionPolicy, PropagationOptions } from './deletion-policy.js';
 import type { KObject } from './meta.js';
 import type { StructSchema } from './schema.js';
+import type { BuiltinStructural } from './schema/builtin-structural.js';
 import type { Structural } from './schema/structural.js';
+import { internalStructOf } from './schema/to-internal.js';
 import type { TableColumn } from './printing.js';
 import type { NameRule } from './validation/names.js';
 import type { Services } from './services.js';
@@ -84,6 +86,13 @@ export interface KindDeclaration {
   categories?: readonly string[];
   namespaced: boolean;
   verbs: readonly Verb[];
+  /**
+   * The kind's schema in the structural schema language (OpenAPI v3 as CRDs write it): built-ins
+   * declare it with the `s.*` builders (./schema/builtin-structural.ts), custom resources read it
+   * from their CRD.
+   */
+  structural: Structural;
+  /** the internal form every generic layer reads, derived from `structural` once */
   schema: StructSchema;
   nameRule: NameRule;
   /** DELETE answers with the deleted object (true) or a Success Status (false), per kind in Kubernetes */
@@ -134,16 +143,21 @@ export interface KindDeclaration {
   validate(obj: KObject): FieldError[];
   validateUpdate(obj: KObject, old: KObject): FieldError[];
   /**
-   * Custom resources: the structural schema the internal `schema` was derived from, published as
-   * written in OpenAPI; bodies decode unstructured through `decodeUnstructured` (pruning and
-   * defaulting) instead of the typed decoder.
+   * Custom resources: `structural` is published in OpenAPI as written (one definition, named by
+   * the reversed group), not as Go types named by their packages.
    */
-  structural?: Structural;
+  openApiAsWritten?: true;
+  /** Custom resources: bodies decode unstructured (pruning and defaulting) instead of through the typed decoder */
   decodeUnstructured?(raw: Record<string, unknown>): { object: KObject; unknownFields: string[] };
   /** false: Protobuf is neither served nor accepted (custom resources, as in Kubernetes) */
   protobuf?: boolean;
   /** set on a deprecated version: the Warning every request to it carries */
   deprecationWarning?: string;
+}
+
+/** A built-in kind's declaration: its internal schema derived from the structural one it declares. */
+export function builtinKind(declaration: Omit<KindDeclaration, 'structural' | 'schema'> & { structural: BuiltinStructural }): KindDeclaration {
+  return { ...declaration, schema: internalStructOf(declaration.structural) };
 }
 
 export function apiVersionOf(k: Pick<KindDeclaration, 'group' | 'version'>): string {

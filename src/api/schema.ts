@@ -1,8 +1,10 @@
 /**
- * The field schema a kind declares once. Every generic layer reads it: the decoder below (types,
- * unknown fields), managed fields and apply (list/map types), OpenAPI, the binary codecs.
+ * The internal form of a kind's schema, derived once from the structural schema it declares
+ * (./schema/to-internal.ts). Every generic layer reads it: the decoder below (types, unknown
+ * fields), managed fields and apply (list/map types), OpenAPI, the binary codecs.
  */
 import { setOwn } from './own-member.js';
+import type { PatchStrategy } from './schema/builtin-structural.js';
 
 export type ListType = 'atomic' | 'set' | 'map';
 export type MapType = 'atomic' | 'granular';
@@ -36,7 +38,7 @@ export interface ListSchema extends Described {
   listType: ListType;
   listMapKeys?: readonly string[];
   /** strategic-merge-patch markers, as Kubernetes' `patchStrategy` / `patchMergeKey` tags */
-  patchStrategy?: 'merge' | 'replace' | 'retainKeys' | 'merge,retainKeys';
+  patchStrategy?: PatchStrategy;
   patchMergeKey?: string;
 }
 export interface StructSchema extends Described {
@@ -50,29 +52,6 @@ export interface StructSchema extends Described {
   /** protobuf field numbers, as in Kubernetes' generated.proto for this message */
   proto?: Readonly<Record<string, number>>;
 }
-
-/** Builders that keep declarations short and readable. */
-export const s = {
-  string: (description?: string): Schema => ({ type: 'string', description }),
-  boolean: (description?: string): Schema => ({ type: 'boolean', description }),
-  int32: (description?: string): Schema => ({ type: 'integer', format: 'int32', description }),
-  int64: (description?: string): Schema => ({ type: 'integer', format: 'int64', description }),
-  time: (description?: string): Schema => ({ type: 'time', description }),
-  microTime: (description?: string): Schema => ({ type: 'microTime', description }),
-  bytes: (description?: string): Schema => ({ type: 'bytes', description }),
-  any: (description?: string): Schema => ({ type: 'any', description }),
-  /** Go pointers to a string or an int32 (see Pointer) */
-  stringPointer: (description?: string): Schema => ({ type: 'string', description, pointer: true }),
-  int32Pointer: (description?: string): Schema => ({ type: 'integer', format: 'int32', description, pointer: true }),
-  map: (values: Schema, description?: string, mapType: MapType = 'granular'): MapSchema =>
-    ({ type: 'map', values, mapType, description }),
-  struct: (goName: string, fields: Record<string, Schema>, description?: string): StructSchema =>
-    ({ type: 'struct', goName, fields, description }),
-  atomicList: (items: Schema, description?: string): ListSchema => ({ type: 'list', items, listType: 'atomic', description }),
-  setList: (items: Schema, description?: string): ListSchema => ({ type: 'list', items, listType: 'set', description }),
-  mapList: (items: Schema, keys: readonly string[], description?: string, patch?: { strategy: ListSchema['patchStrategy']; mergeKey: string }): ListSchema =>
-    ({ type: 'list', items, listType: 'map', listMapKeys: keys, patchStrategy: patch?.strategy, patchMergeKey: patch?.mergeKey, description }),
-};
 
 /** The Go type name of a schema node, as `json: cannot unmarshal ... of type X` prints it. */
 export function goTypeName(schema: Schema): string {

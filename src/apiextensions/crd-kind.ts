@@ -6,9 +6,10 @@
  * the first DELETE adds the cleanup finalizer and the Terminating condition, so that every custom
  * resource goes before the definition does.
  */
-import { allVerbs, defaultUnknownFieldLabelMessage, type KindDeclaration } from '../api/kind.js';
+import { allVerbs, builtinKind, defaultUnknownFieldLabelMessage, type KindDeclaration } from '../api/kind.js';
 import { typeAndMeta, type KObject } from '../api/meta.js';
-import { formatTime, s } from '../api/schema.js';
+import { formatTime } from '../api/schema.js';
+import { s } from '../api/schema/builtin-structural.js';
 import { cleanupFinalizer, crdGroup, type CrdCondition, type CrdObject } from './crd-types.js';
 import { validateCrd, validateCrdUpdate } from './crd-validation.js';
 import { defaultServicePort } from './webhook-client-config.js';
@@ -20,8 +21,7 @@ const names = s.struct('CustomResourceDefinitionNames', {
   kind: s.string('kind is the serialized kind of the resource. It is normally CamelCase and singular.'),
   listKind: s.string('listKind is the serialized kind of the list for this resource. Defaults to "`kind`List".'),
   categories: s.atomicList(s.string(), 'categories is a list of grouped resources this custom resource belongs to (e.g. \'all\').'),
-}, 'CustomResourceDefinitionNames indicates the names to serve this CustomResourceDefinition');
-names.required = ['plural', 'kind'];
+}, 'CustomResourceDefinitionNames indicates the names to serve this CustomResourceDefinition', { required: ['plural', 'kind'] });
 
 const printerColumn = s.struct('CustomResourceColumnDefinition', {
   name: s.string('name is a human readable name for the column.'),
@@ -30,26 +30,22 @@ const printerColumn = s.struct('CustomResourceColumnDefinition', {
   description: s.string('description is a human readable description of this column.'),
   priority: s.int32('priority is an integer defining the relative importance of this column compared to others.'),
   jsonPath: s.string('jsonPath is a simple JSON path (i.e. with array notation) which is evaluated against each custom resource to produce the value for this column.'),
-}, 'CustomResourceColumnDefinition specifies a column for server side printing.');
-printerColumn.required = ['name', 'type', 'jsonPath'];
+}, 'CustomResourceColumnDefinition specifies a column for server side printing.', { required: ['name', 'type', 'jsonPath'] });
 
 const scale = s.struct('CustomResourceSubresourceScale', {
   specReplicasPath: s.string('specReplicasPath defines the JSON path inside of a custom resource that corresponds to Scale `spec.replicas`.'),
   statusReplicasPath: s.string('statusReplicasPath defines the JSON path inside of a custom resource that corresponds to Scale `status.replicas`.'),
   labelSelectorPath: s.string('labelSelectorPath defines the JSON path inside of a custom resource that corresponds to Scale `status.selector`.'),
-}, 'CustomResourceSubresourceScale defines how to serve the scale subresource for CustomResources.');
-scale.required = ['specReplicasPath', 'statusReplicasPath'];
+}, 'CustomResourceSubresourceScale defines how to serve the scale subresource for CustomResources.', { required: ['specReplicasPath', 'statusReplicasPath'] });
 
 const serviceReference = s.struct('ServiceReference', {
   namespace: s.string('namespace is the namespace of the service.'),
   name: s.string('name is the name of the service.'),
   path: s.string('path is an optional URL path at which the webhook will be contacted.'),
   port: s.int32('port is an optional service port at which the webhook will be contacted.'),
-}, 'service is a reference to the service for this webhook.');
-serviceReference.required = ['namespace', 'name'];
+}, 'service is a reference to the service for this webhook.', { required: ['namespace', 'name'] });
 
-const selectableField = s.struct('SelectableField', { jsonPath: s.string('jsonPath is a simple JSON path which is evaluated against each custom resource to produce a field selector value.') }, 'SelectableField specifies the JSON path of a field that may be used with field selectors.');
-selectableField.required = ['jsonPath'];
+const selectableField = s.struct('SelectableField', { jsonPath: s.string('jsonPath is a simple JSON path which is evaluated against each custom resource to produce a field selector value.') }, 'SelectableField specifies the JSON path of a field that may be used with field selectors.', { required: ['jsonPath'] });
 
 const version = s.struct('CustomResourceDefinitionVersion', {
   name: s.string('name is the version name, e.g. “v1”, “v2beta1”, etc.'),
@@ -66,8 +62,7 @@ const version = s.struct('CustomResourceDefinitionVersion', {
   }, 'subresources specify what subresources this version of the defined custom resource have.'),
   additionalPrinterColumns: s.atomicList(printerColumn, 'additionalPrinterColumns specifies additional columns returned in Table output.'),
   selectableFields: s.atomicList(selectableField, 'selectableFields specifies paths to fields that may be used as field selectors.'),
-}, 'CustomResourceDefinitionVersion describes a version for CRD.');
-version.required = ['name', 'served', 'storage'];
+}, 'CustomResourceDefinitionVersion describes a version for CRD.', { required: ['name', 'served', 'storage'] });
 
 const webhookConversion = s.struct('WebhookConversion', {
   clientConfig: s.struct('WebhookClientConfig', {
@@ -76,14 +71,12 @@ const webhookConversion = s.struct('WebhookConversion', {
     caBundle: s.bytes('caBundle is a PEM encoded CA bundle which will be used to validate the webhook\'s server certificate.'),
   }, 'clientConfig is the instructions for how to call the webhook if strategy is `Webhook`.'),
   conversionReviewVersions: s.atomicList(s.string(), 'conversionReviewVersions is an ordered list of preferred `ConversionReview` versions the Webhook expects.'),
-}, 'webhook describes how to call the conversion webhook.');
-webhookConversion.required = ['conversionReviewVersions'];
+}, 'webhook describes how to call the conversion webhook.', { required: ['conversionReviewVersions'] });
 
 const conversion = s.struct('CustomResourceConversion', {
   strategy: s.string('strategy specifies how custom resources are converted between versions. Allowed values are: - `"None"`: The converter only change the apiVersion and would not touch any other field in the custom resource. - `"Webhook"`: API Server will call to an external webhook to do the conversion.'),
   webhook: webhookConversion,
-}, 'conversion defines conversion settings for the CRD.');
-conversion.required = ['strategy'];
+}, 'conversion defines conversion settings for the CRD.', { required: ['strategy'] });
 
 const spec = s.struct('CustomResourceDefinitionSpec', {
   group: s.string('group is the API group of the defined custom resource.'),
@@ -92,8 +85,7 @@ const spec = s.struct('CustomResourceDefinitionSpec', {
   versions: s.atomicList(version, 'versions is the list of all API versions of the defined custom resource.'),
   conversion,
   preserveUnknownFields: s.boolean('preserveUnknownFields indicates that object fields which are not specified in the OpenAPI schema should be preserved when persisting to storage.'),
-}, 'spec describes how the user wants the resources to appear');
-spec.required = ['group', 'names', 'scope', 'versions'];
+}, 'spec describes how the user wants the resources to appear', { required: ['group', 'names', 'scope', 'versions'] });
 
 const condition = s.struct('CustomResourceDefinitionCondition', {
   type: s.string('type is the type of the condition. Types include Established, NamesAccepted and Terminating.'),
@@ -101,8 +93,7 @@ const condition = s.struct('CustomResourceDefinitionCondition', {
   lastTransitionTime: s.time('lastTransitionTime last time the condition transitioned from one status to another.'),
   reason: s.string('reason is a unique, one-word, CamelCase reason for the condition\'s last transition.'),
   message: s.string('message is a human-readable message indicating details about last transition.'),
-}, 'CustomResourceDefinitionCondition contains details for the current condition of this pod.');
-condition.required = ['type', 'status'];
+}, 'CustomResourceDefinitionCondition contains details for the current condition of this pod.', { required: ['type', 'status'] });
 
 const crdSchema = s.struct('CustomResourceDefinition', typeAndMeta({
   spec,
@@ -111,8 +102,7 @@ const crdSchema = s.struct('CustomResourceDefinition', typeAndMeta({
     acceptedNames: names,
     storedVersions: s.atomicList(s.string(), 'storedVersions lists all versions of CustomResources that were ever persisted.'),
   }, 'status indicates the actual state of the CustomResourceDefinition'),
-}), 'CustomResourceDefinition represents a resource that should be exposed on the API server.  Its name MUST be in the format <.spec.name>.<.spec.group>.');
-crdSchema.required = ['spec'];
+}), 'CustomResourceDefinition represents a resource that should be exposed on the API server.  Its name MUST be in the format <.spec.name>.<.spec.group>.', { required: ['spec'] });
 
 /** Sets a condition, keeping lastTransitionTime when the status did not change (SetCRDCondition). */
 export function setCondition(crd: CrdObject, c: CrdCondition, now: number): void {
@@ -145,11 +135,11 @@ function recordStoredVersion(crd: CrdObject): void {
   if (storage && !stored.includes(storage)) stored.push(storage);
 }
 
-export const crdKind: KindDeclaration = {
+export const crdKind: KindDeclaration = builtinKind({
   group: crdGroup, version: 'v1', kind: 'CustomResourceDefinition', listKind: 'CustomResourceDefinitionList',
   resource: 'customresourcedefinitions', singular: 'customresourcedefinition', shortNames: ['crd', 'crds'],
   categories: ['api-extensions'], namespaced: false, verbs: allVerbs,
-  schema: crdSchema,
+  structural: crdSchema,
   // the schema document (JSONSchemaProps) has no protobuf form here: JSON, YAML and CBOR only
   protobuf: false,
   nameRule: 'dns1123Subdomain',
@@ -191,4 +181,4 @@ export const crdKind: KindDeclaration = {
   },
   validate: (obj) => validateCrd(obj as CrdObject),
   validateUpdate: (obj, old) => validateCrdUpdate(obj as CrdObject, old as CrdObject),
-};
+});

@@ -7,11 +7,12 @@
  */
 import { allVerbs, defaultUnknownFieldLabelMessage, fieldLabelNotSupported, type Conversion, type KindDeclaration } from '../api/kind.js';
 import { objectMetaSchema, typeAndMeta, type KObject } from '../api/meta.js';
-import { decodeValue, type DecodeOutcome, type StructSchema } from '../api/schema.js';
+import { decodeValue, type DecodeOutcome, type Schema, type StructSchema } from '../api/schema.js';
+import { s } from '../api/schema/builtin-structural.js';
 import { applyDefaults, hasDefaults } from '../api/schema/defaulting.js';
 import { prune } from '../api/schema/prune.js';
 import type { Structural } from '../api/schema/structural.js';
-import { toInternal } from '../api/schema/to-internal.js';
+import { internalStructOf, toInternal } from '../api/schema/to-internal.js';
 import { validateValue } from '../api/schema/value-validation.js';
 import { Correlated } from '../api/schema/correlation.js';
 import { validateObjectMeta, validateObjectMetaUpdate } from '../api/validation/names.js';
@@ -29,15 +30,17 @@ import { scaleKind } from '../api/autoscaling/scale.js';
 /** Errors after which an object does not have the shape its CEL rules were written for (strategy.go's hasBlockingErr). */
 const blockingErrors = new Set(['FieldValueNotSupported', 'FieldValueRequired', 'FieldValueTooLong', 'FieldValueTooMany', 'FieldValueTypeInvalid']);
 
+/** apiVersion, kind and metadata (ObjectMeta), as built-in kinds declare them */
+const typeAndMetaSchema = internalStructOf(s.struct('TypeAndMeta', typeAndMeta({})));
+
 /** The internal schema of a custom resource: the structural properties, with ObjectMeta as metadata. */
 function internalSchemaOf(kind: string, structural: Structural): StructSchema {
-  const fields: Record<string, ReturnType<typeof toInternal>> = {};
+  const fields: Record<string, Schema> = { ...typeAndMetaSchema.fields };
   for (const [k, v] of Object.entries(structural.properties ?? {})) {
     if (k === 'apiVersion' || k === 'kind' || k === 'metadata') continue;
     fields[k] = toInternal(v, `${kind}.${k}`);
   }
-  const schema: StructSchema = { type: 'struct', goName: kind, fields: typeAndMeta(fields), description: structural.description };
-  return schema;
+  return { type: 'struct', goName: kind, fields, description: structural.description };
 }
 
 /** A selectable field's value as a field selector compares it (strings, integers and booleans as text). */
@@ -121,6 +124,7 @@ function declarationOf(crd: CrdObject, v: CrdVersion, index: number, storageVers
     storage, conversion,
     schema: internalSchemaOf(names.kind, structural),
     structural,
+    openApiAsWritten: true,
     protobuf: false,
     nameRule: 'dns1123Subdomain',
     returnDeletedObject: true,

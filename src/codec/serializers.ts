@@ -5,7 +5,7 @@
  * content type, ERROR events, the list blueprint) read this table instead of switching per
  * encoding. The media types themselves are in media-types.ts.
  */
-import { s, type StructSchema } from '../api/schema.js';
+import type { StructSchema } from '../api/schema.js';
 import { encodeCbor } from './cbor.js';
 import type { Encoding } from './media-types.js';
 import { encodeEnvelope, encodeWatchFrame } from './proto/encode.js';
@@ -33,10 +33,16 @@ export function jsonText(doc: unknown, pretty: boolean): string {
 
 const watchEventSchemas = new WeakMap<StructSchema, StructSchema>();
 
-/** WatchEvent {type, object} around a message, so CBOR knows the object's byte fields. */
+/**
+ * WatchEvent {type, object} around a message, so CBOR knows the object's byte fields. Written in
+ * the internal form, as it wraps the object's internal schema (a custom resource's included).
+ */
 function watchEventSchemaOf(object: StructSchema): StructSchema {
   let schema = watchEventSchemas.get(object);
-  if (!schema) watchEventSchemas.set(object, (schema = s.struct('WatchEvent', { type: s.string(), object })));
+  if (!schema) {
+    schema = { type: 'struct', goName: 'WatchEvent', fields: { type: { type: 'string' }, object } };
+    watchEventSchemas.set(object, schema);
+  }
   return schema;
 }
 

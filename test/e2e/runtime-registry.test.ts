@@ -6,22 +6,23 @@
 import assert from 'node:assert/strict';
 import { request as httpsRequest } from 'node:https';
 import { after, before, describe, it } from 'node:test';
-import { allVerbs, defaultUnknownFieldLabelMessage, type KindDeclaration } from '../../src/api/kind.js';
+import { allVerbs, builtinKind, defaultUnknownFieldLabelMessage, type KindDeclaration } from '../../src/api/kind.js';
 import { typeAndMeta } from '../../src/api/meta.js';
 import { ageColumn, nameColumn } from '../../src/api/printing.js';
-import { s } from '../../src/api/schema.js';
+import { s } from '../../src/api/schema/builtin-structural.js';
 import { validateObjectMeta, validateObjectMetaUpdate } from '../../src/api/validation/names.js';
 import { startInProcess, type InProcessServer } from '../support/in-process.js';
 import { request, type TestServer } from '../support/server.js';
 import { sleep } from '../support/api.js';
 
-const widgetSpec = s.struct('WidgetSpec', { color: s.string('Color of the widget.'), size: s.int32('Size in units.') }, 'WidgetSpec is what a widget should be.');
-widgetSpec.proto = { color: 1, size: 2 };
+const widgetSpec = s.struct('WidgetSpec', { color: s.string('Color of the widget.'), size: s.int32('Size in units.') }, 'WidgetSpec is what a widget should be.', {
+  proto: { color: 1, size: 2 },
+});
 
-const widgetKind: KindDeclaration = {
+const widgetKind: KindDeclaration = builtinKind({
   group: 'tests.orch.io', version: 'v1', kind: 'Widget', listKind: 'WidgetList',
   resource: 'widgets', singular: 'widget', shortNames: ['wd'], namespaced: true, verbs: allVerbs,
-  schema: s.struct('Widget', typeAndMeta({ spec: widgetSpec }), 'Widget is a kind declared by a test.'),
+  structural: s.struct('Widget', typeAndMeta({ spec: widgetSpec }), 'Widget is a kind declared by a test.', { proto: { metadata: 1, spec: 2 } }),
   nameRule: 'dns1123Subdomain',
   table: [nameColumn, { name: 'Color', type: 'string', description: 'Color of the widget.', cell: (o) => (o.spec as { color?: string } | undefined)?.color ?? '' }, ageColumn],
   returnDeletedObject: true,
@@ -30,8 +31,7 @@ const widgetKind: KindDeclaration = {
   unknownFieldLabelMessage: defaultUnknownFieldLabelMessage,
   validate: (obj) => validateObjectMeta(obj.metadata, true, 'dns1123Subdomain'),
   validateUpdate: (obj, old) => [...validateObjectMeta(obj.metadata, true, 'dns1123Subdomain'), ...validateObjectMetaUpdate(obj.metadata, old.metadata)],
-};
-widgetKind.schema.proto = { metadata: 1, spec: 2 };
+});
 
 const base = '/apis/tests.orch.io/v1/namespaces/rt/widgets';
 const widget = (name: string, color: string) => ({ apiVersion: 'tests.orch.io/v1', kind: 'Widget', metadata: { name }, spec: { color, size: 3 } });

@@ -7,8 +7,10 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 
 import type { KindDeclaration } from '../../src/api/kind.js';
-import { objectReferenceSchema, typeAndMeta, type KObject, type ManagedFieldsEntry } from '../../src/api/meta.js';
-import { s, type ListSchema } from '../../src/api/schema.js';
+import { objectReferenceStructural, typeAndMeta, type KObject, type ManagedFieldsEntry } from '../../src/api/meta.js';
+import type { ListSchema, StructSchema } from '../../src/api/schema.js';
+import { s } from '../../src/api/schema/builtin-structural.js';
+import { internalOf, internalStructOf } from '../../src/api/schema/to-internal.js';
 import { serviceAccountKind } from '../../src/api/core/service-account.js';
 import { namespaceKind } from '../../src/api/core/namespace.js';
 import { StatusError } from '../../src/status/status-error.js';
@@ -182,7 +184,7 @@ describe('the spec\'s Field ownership table', () => {
   it('a change from map/set/granular to atomic: the whole structure is owned by those that owned an element, and later changes conflict', () => {
     const atomicSecrets: KindDeclaration = {
       ...serviceAccountKind,
-      schema: s.struct('ServiceAccount', { ...serviceAccountKind.schema.fields, secrets: s.atomicList(objectReferenceSchema) }),
+      schema: { ...serviceAccountKind.schema, fields: { ...serviceAccountKind.schema.fields, secrets: internalOf(s.atomicList(objectReferenceStructural)) } },
     };
     const { result } = scenario(
       { apply: sa({}, { secrets: [{ name: 'a' }] }), manager: 'm1' },
@@ -201,7 +203,7 @@ describe('the spec\'s Field ownership table', () => {
   it('a change from atomic to map/set/granular: ownership is not inferred and no conflict is produced', () => {
     const atomicSecrets: KindDeclaration = {
       ...serviceAccountKind,
-      schema: s.struct('ServiceAccount', { ...serviceAccountKind.schema.fields, secrets: s.atomicList(objectReferenceSchema) }),
+      schema: { ...serviceAccountKind.schema, fields: { ...serviceAccountKind.schema.fields, secrets: internalOf(s.atomicList(objectReferenceStructural)) } },
     };
     const { result } = scenario(
       { apply: sa({}, { secrets: [{ name: 'a' }] }), manager: 'm1', kind: atomicSecrets },
@@ -218,21 +220,35 @@ describe('the spec\'s Field ownership table', () => {
 
 // A kind exercising every marker: atomic map, granular and atomic structs, and lists whose type
 // comes from the patch-strategy markers alone.
-const portSchema = s.struct('Port', { port: s.int32(), name: s.string() });
+// The undeclared lists are written in the internal form: every list a structural schema declares has a type.
+const portSchema = internalOf(s.struct('Port', { port: s.int32(), name: s.string() }));
 const undeclared = (list: Omit<ListSchema, 'listType'>): ListSchema => list as ListSchema;
+const declaredWidget = internalStructOf(s.struct('Widget', typeAndMeta({
+  spec: s.struct('WidgetSpec', {
+    selector: s.map(s.string(), 'an atomic map', 'atomic'),
+    template: s.struct('Template', { a: s.string(), b: s.string() }),
+    ref: objectReferenceStructural,
+  }),
+})));
+const declaredWidgetSpec = declaredWidget.fields.spec as StructSchema;
 const widgetKind: KindDeclaration = {
   ...serviceAccountKind,
   group: 'example.orch.io', kind: 'Widget', listKind: 'WidgetList', resource: 'widgets', singular: 'widget', shortNames: [],
-  schema: s.struct('Widget', typeAndMeta({
-    spec: s.struct('WidgetSpec', {
-      selector: s.map(s.string(), 'an atomic map', 'atomic'),
-      template: s.struct('Template', { a: s.string(), b: s.string() }),
-      ref: objectReferenceSchema,
-      ports: undeclared({ type: 'list', items: portSchema, patchStrategy: 'merge', patchMergeKey: 'port' }),
-      tags: undeclared({ type: 'list', items: s.string(), patchStrategy: 'merge' }),
-      args: undeclared({ type: 'list', items: s.string() }),
-    }),
-  })),
+  schema: {
+    ...declaredWidget,
+    fields: {
+      ...declaredWidget.fields,
+      spec: {
+        ...declaredWidgetSpec,
+        fields: {
+          ...declaredWidgetSpec.fields,
+          ports: undeclared({ type: 'list', items: portSchema, patchStrategy: 'merge', patchMergeKey: 'port' }),
+          tags: undeclared({ type: 'list', items: internalOf(s.string()), patchStrategy: 'merge' }),
+          args: undeclared({ type: 'list', items: internalOf(s.string()) }),
+        },
+      },
+    },
+  },
 };
 const widget = (spec: Record<string, unknown>): KObject => ({ apiVersion: 'example.orch.io/v1', kind: 'Widget', metadata: { name: 'w' }, spec });
 const onWidget = (spec: Record<string, unknown>, manager: string, force = false): Step => ({ apply: widget(spec), manager, force, kind: widgetKind });

@@ -5,8 +5,9 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 
-import type { ListSchema } from '../../src/api/schema.js';
-import { s } from '../../src/api/schema.js';
+import type { ListSchema, StructSchema } from '../../src/api/schema.js';
+import { s } from '../../src/api/schema/builtin-structural.js';
+import { internalOf } from '../../src/api/schema/to-internal.js';
 import type { KObject } from '../../src/api/meta.js';
 import { serviceAccountKind } from '../../src/api/core/service-account.js';
 import { eventKind } from '../../src/api/events/event.js';
@@ -131,7 +132,7 @@ describe('schema-driven paths on our kinds', () => {
 });
 
 describe('list types', () => {
-  const item = s.struct('Item', { name: s.string(), value: s.string() });
+  const item = internalOf(s.struct('Item', { name: s.string(), value: s.string() }));
   const base = { type: 'list', items: item } as const;
 
   it('reads listType first, then the patch strategy markers, else atomic', () => {
@@ -148,7 +149,7 @@ describe('list types', () => {
 
   it('writes key and set values as Go JSON (sorted keys, HTML escaped)', () => {
     const list: ListSchema = { ...base, listType: 'map', listMapKeys: ['value', 'name'] };
-    const root = s.struct('Root', { items: list, tags: s.setList(s.string()) });
+    const root: StructSchema = { type: 'struct', goName: 'Root', fields: { items: list, tags: internalOf(s.setList(s.string())) } };
     const fields = toFieldsV1(toFieldSet(root, { items: [{ value: 'a<b', name: 'n' }], tags: ['x&y'] }));
     assert.deepEqual(Object.keys(fields['f:items'] as object), ['k:{"name":"n","value":"a\\u003cb"}']);
     assert.deepEqual(Object.keys(fields['f:tags'] as object), ['v:"x\\u0026y"']);

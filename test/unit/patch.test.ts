@@ -3,7 +3,9 @@ import { describe, it } from 'node:test';
 import { namespaceKind } from '../../src/api/core/namespace.js';
 import { serviceAccountKind } from '../../src/api/core/service-account.js';
 import { eventKind } from '../../src/api/events/event.js';
-import { s, type Schema, type StructSchema } from '../../src/api/schema.js';
+import type { Schema, StructSchema } from '../../src/api/schema.js';
+import { s } from '../../src/api/schema/builtin-structural.js';
+import { internalOf } from '../../src/api/schema/to-internal.js';
 import { acceptedPatchTypes, applyJsonPatch, patchTypeOf, type PatchOptions } from '../../src/patch/json-patch.js';
 import { applyMergePatch } from '../../src/patch/merge-patch.js';
 import { applyStrategicMergePatch } from '../../src/patch/strategic-merge.js';
@@ -46,25 +48,30 @@ function arrayResult(json: string): Expected {
   };
 }
 
-/** The test type of Kubernetes' strategicpatch tests (MergeItem), declared in our schema DSL. */
+/**
+ * The test type of Kubernetes' strategicpatch tests (MergeItem), in the internal form: the type
+ * contains itself, which a structural schema (a tree) cannot say; its leaves are declared.
+ */
 const mergeItem: StructSchema = (() => {
   const fields: Record<string, Schema> = {};
-  const item = s.struct('MergeItem', fields);
+  const item: StructSchema = { type: 'struct', goName: 'MergeItem', fields };
+  const string = internalOf(s.string());
+  const simpleMap = internalOf(s.map(s.string()));
+  const mergingIntList = internalOf(s.setList(s.int64(), undefined, { strategy: 'merge' }));
   const mergingList = (): Schema => ({ type: 'list', items: item, listType: 'map', listMapKeys: ['name'], patchStrategy: 'merge', patchMergeKey: 'name' });
-  const retainKeysItem = s.struct('RetainKeysMergeItem', {
-    name: s.string(), value: s.string(), other: s.string(), simpleMap: s.map(s.string()),
-    mergingIntList: { type: 'list', items: s.int64(), listType: 'set', patchStrategy: 'merge' },
-    mergingList: mergingList(),
-    nonMergingList: s.atomicList(item),
-  });
+  const nonMergingList = (): Schema => ({ type: 'list', items: item, listType: 'atomic' });
+  const retainKeysItem: StructSchema = {
+    type: 'struct', goName: 'RetainKeysMergeItem',
+    fields: { name: string, value: string, other: string, simpleMap, mergingIntList, mergingList: mergingList(), nonMergingList: nonMergingList() },
+  };
   Object.assign(fields, {
-    name: s.string(), value: s.string(), other: s.string(),
+    name: string, value: string, other: string,
     mergingList: mergingList(),
-    nonMergingList: s.atomicList(item),
-    mergingIntList: { type: 'list', items: s.int64(), listType: 'set', patchStrategy: 'merge' },
-    nonMergingIntList: s.atomicList(s.int64()),
+    nonMergingList: nonMergingList(),
+    mergingIntList,
+    nonMergingIntList: internalOf(s.atomicList(s.int64())),
     mergeItemPtr: mergingList(),
-    simpleMap: s.map(s.string()),
+    simpleMap,
     retainKeysMap: retainKeysItem,
     retainKeysMergingList: { type: 'list', items: item, listType: 'map', listMapKeys: ['name'], patchStrategy: 'merge,retainKeys', patchMergeKey: 'name' },
   });

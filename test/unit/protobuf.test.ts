@@ -11,6 +11,7 @@ import { eventKind } from '../../src/api/events/event.js';
 import { apiVersionOf, type KindDeclaration } from '../../src/api/kind.js';
 import { builtinKinds } from '../../src/api/registry/builtin.js';
 import { decodeValue, type Schema, type StructSchema } from '../../src/api/schema.js';
+import { internalStructOf } from '../../src/api/schema/to-internal.js';
 import { decodeEnvelope, decodeMessage } from '../../src/codec/proto/decode.js';
 import { encodeEnvelope, encodeMessage, protobufMagic } from '../../src/codec/proto/encode.js';
 import { ProtobufError } from '../../src/codec/proto/errors.js';
@@ -431,7 +432,8 @@ function metaSchema(list?: string): StructSchema {
 
 describe('lists nested in maps (authentication\'s ExtraValue)', () => {
   it('writes each list as a message of its items at field 1, and reads it back', async () => {
-    const { userInfoSchema } = await import('../../src/api/authentication/user-info.js');
+    const { userInfoStructural } = await import('../../src/api/authentication/user-info.js');
+    const userInfoSchema = internalStructOf(userInfoStructural);
     const user = { username: 'u', groups: ['a'], extra: { 'example.com/k': ['x', 'y'], empty: [] } };
     const bytes = encodeMessage(user, userInfoSchema);
     // the entry for "empty" is a key and an empty ExtraValue; "example.com/k" holds two items

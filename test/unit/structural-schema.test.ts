@@ -1,19 +1,19 @@
 /**
  * The structural schema: reading both extension prefixes, structural-ness with Kubernetes'
- * messages, value validation of every keyword, pruning, defaulting, and the conversions to and
- * from the internal Schema. Properties (fast-check) check the validator against generated values.
+ * messages, value validation of every keyword, pruning, defaulting, the conversion to the internal
+ * Schema, and built-in declarations in it. Properties (fast-check) check the validator against
+ * generated values.
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
 import { applyDefaults } from '../../src/api/schema/defaulting.js';
-import { fromInternal } from '../../src/api/schema/from-internal.js';
 import { prune } from '../../src/api/schema/prune.js';
 import { parseStructural, toOpenApiSchema, type SchemaProblem, type Structural } from '../../src/api/schema/structural.js';
 import { validateStructural } from '../../src/api/schema/structural-invariants.js';
 import { toInternal } from '../../src/api/schema/to-internal.js';
 import { jsonEqual, jsonTypeOf, validateValue } from '../../src/api/schema/value-validation.js';
-import { s } from '../../src/api/schema.js';
+import { s } from '../../src/api/schema/builtin-structural.js';
 import { formatFieldError } from '../../src/status/status-error.js';
 import { fuzzParams } from '../support/fuzz.js';
 
@@ -234,16 +234,18 @@ describe('structural schema: internal form', () => {
     assert.equal(internal.fields.port.type, 'any');
   });
 
-  it('converts built-in declarations to the structural form', () => {
-    const out = fromInternal(s.struct('Thing', { when: s.time('when'), names: s.setList(s.string()), data: s.map(s.bytes()) }));
-    assert.deepEqual(out, {
+  it('declares built-ins in it, publishing none of their Go facts', () => {
+    const thing = s.struct('Thing', { when: s.time('when'), names: s.setList(s.string()), data: s.map(s.bytes()) }, undefined, {
+      proto: { when: 1, names: 2, data: 3 },
+    });
+    assert.deepEqual(toOpenApiSchema(thing), {
       type: 'object',
       properties: {
         when: { type: 'string', format: 'date-time', description: 'when' },
-        names: { type: 'array', items: { type: 'string' }, listType: 'set' },
+        names: { type: 'array', items: { type: 'string' }, 'x-orch-list-type': 'set', 'x-kubernetes-list-type': 'set' },
         data: { type: 'object', additionalProperties: { type: 'string', format: 'byte' } },
       },
     });
-    assert.deepEqual(validateStructural({ ...out, properties: { ...out.properties } }, 'x'), []);
+    assert.deepEqual(validateStructural(thing, 'x'), []);
   });
 });

@@ -5,9 +5,10 @@
  * sends; the answer names the group the body named.
  */
 import { errors, fieldErrors, type FieldError } from '../../status/status-error.js';
-import { type KindDeclaration, type SubresourceCreate } from '../kind.js';
+import { builtinKind, type KindDeclaration, type SubresourceCreate } from '../kind.js';
 import { typeAndMeta, type KObject } from '../meta.js';
-import { formatTime, s } from '../schema.js';
+import { formatTime } from '../schema.js';
+import { s } from '../schema/builtin-structural.js';
 import { serviceKey } from '../services.js';
 import { authenticationGroup, underKubernetesName, unstoredKindBehaviour } from './group.js';
 
@@ -38,39 +39,42 @@ const minExpirationSeconds = 10 * 60;
 const maxExpirationSeconds = 2 ** 32;
 const defaultExpirationSeconds = 60 * 60;
 
-const boundObjectReferenceSchema = s.struct('BoundObjectReference', {
+const boundObjectReference = s.struct('BoundObjectReference', {
   kind: s.string("Kind of the referent. Valid kinds are 'Pod' and 'Secret'."),
   apiVersion: s.string('API version of the referent.'),
   name: s.string('Name of the referent.'),
   uid: s.string('UID of the referent.'),
-}, 'BoundObjectReference is a reference to an object that a token is bound to.');
-boundObjectReferenceSchema.proto = { kind: 1, apiVersion: 2, name: 3, uid: 4 };
+}, 'BoundObjectReference is a reference to an object that a token is bound to.', { proto: { kind: 1, apiVersion: 2, name: 3, uid: 4 } });
 
-const tokenRequestSpecSchema = s.struct('TokenRequestSpec', {
+// `required`: the fields Go serializes without omitempty, which Kubernetes' OpenAPI lists as required
+const tokenRequestSpec = s.struct('TokenRequestSpec', {
   audiences: s.atomicList(s.string(), 'Audiences are the intendend audiences of the token. A recipient of a token must identify themself with an identifier in the list of audiences of the token, and otherwise should reject the token. A token issued for multiple audiences may be used to authenticate against any of the audiences listed but implies a high degree of trust between the target audiences.'),
   expirationSeconds: s.int64("ExpirationSeconds is the requested duration of validity of the request. The token issuer may return a token with a different validity duration so a client needs to check the 'expiration' field in a response."),
-  boundObjectRef: boundObjectReferenceSchema,
-}, 'TokenRequestSpec contains client provided parameters of a token request.');
-tokenRequestSpecSchema.proto = { audiences: 1, expirationSeconds: 4, boundObjectRef: 3 };
+  boundObjectRef: boundObjectReference,
+}, 'TokenRequestSpec contains client provided parameters of a token request.', {
+  proto: { audiences: 1, expirationSeconds: 4, boundObjectRef: 3 },
+  required: ['audiences'],
+});
 
-const tokenRequestStatusSchema = s.struct('TokenRequestStatus', {
+const tokenRequestStatus = s.struct('TokenRequestStatus', {
   token: s.string('Token is the opaque bearer token.'),
   expirationTimestamp: s.time('ExpirationTimestamp is the time of expiration of the returned token.'),
-}, 'TokenRequestStatus is the result of a token request.');
-tokenRequestStatusSchema.proto = { token: 1, expirationTimestamp: 2 };
+}, 'TokenRequestStatus is the result of a token request.', {
+  proto: { token: 1, expirationTimestamp: 2 },
+  required: ['token', 'expirationTimestamp'],
+});
 
 /** The body's kind: decoded and checked like any kind, served only below a ServiceAccount. */
-export const tokenRequestKind: KindDeclaration = {
+export const tokenRequestKind: KindDeclaration = builtinKind({
   group: authenticationGroup, version: 'v1', kind: 'TokenRequest', listKind: 'TokenRequestList',
   resource: 'tokenrequests', singular: 'tokenrequest', shortNames: [], namespaced: true,
   verbs: [],
-  schema: s.struct('TokenRequest', typeAndMeta({
-    spec: tokenRequestSpecSchema,
-    status: tokenRequestStatusSchema,
-  }), 'TokenRequest requests a token for a given service account.'),
+  structural: s.struct('TokenRequest', typeAndMeta({
+    spec: tokenRequestSpec,
+    status: tokenRequestStatus,
+  }), 'TokenRequest requests a token for a given service account.', { proto: { metadata: 1, spec: 2, status: 3 }, required: ['spec'] }),
   ...unstoredKindBehaviour,
-};
-tokenRequestKind.schema.proto = { metadata: 1, spec: 2, status: 3 };
+});
 
 interface TokenRequestBody extends KObject {
   spec?: { audiences?: string[]; expirationSeconds?: number; boundObjectRef?: BoundObjectReference };
@@ -120,7 +124,3 @@ export const serviceAccountToken: SubresourceCreate = {
     };
   },
 };
-// the fields Go serializes without omitempty, which Kubernetes' OpenAPI lists as required
-tokenRequestKind.schema.required = ['spec'];
-tokenRequestSpecSchema.required = ['audiences'];
-tokenRequestStatusSchema.required = ['token', 'expirationTimestamp'];

@@ -4,12 +4,12 @@
  */
 import type { UserInfo } from '../../auth/user.js';
 import { errors } from '../../status/status-error.js';
-import type { KindDeclaration } from '../kind.js';
+import { builtinKind, type KindDeclaration } from '../kind.js';
 import { typeAndMeta, type KObject } from '../meta.js';
-import { s } from '../schema.js';
+import { s } from '../schema/builtin-structural.js';
 import { serviceKey } from '../services.js';
 import { authenticationGroup, unstoredKindBehaviour } from './group.js';
-import { userInfoBody, userInfoSchema } from './user-info.js';
+import { userInfoBody, userInfoStructural } from './user-info.js';
 
 /** What the server's token authenticators say about a token. */
 export interface TokenReviewResult {
@@ -27,32 +27,34 @@ export interface TokenReviewer {
 
 export const tokenReviewer = serviceKey<TokenReviewer>('token reviewer');
 
-const tokenReviewSpecSchema = s.struct('TokenReviewSpec', {
+const tokenReviewSpec = s.struct('TokenReviewSpec', {
   token: s.string('Token is the opaque bearer token.'),
   audiences: s.atomicList(s.string(), 'Audiences is a list of the identifiers that the resource server presented with the token identifies as. Audience-aware token authenticators will verify that the token was intended for at least one of the audiences in this list. If no audiences are provided, the audience will default to the audience of the Kubernetes apiserver.'),
-}, 'TokenReviewSpec is a description of the token authentication request.');
-tokenReviewSpecSchema.proto = { token: 1, audiences: 2 };
+}, 'TokenReviewSpec is a description of the token authentication request.', { proto: { token: 1, audiences: 2 } });
 
-const tokenReviewStatusSchema = s.struct('TokenReviewStatus', {
+const tokenReviewStatus = s.struct('TokenReviewStatus', {
   authenticated: s.boolean('Authenticated indicates that the token was associated with a known user.'),
-  user: userInfoSchema,
+  user: userInfoStructural,
   audiences: s.atomicList(s.string(), "Audiences are audience identifiers chosen by the authenticator that are compatible with both the TokenReview and token. An identifier is any identifier in the intersection of the TokenReviewSpec audiences and the token's audiences."),
   error: s.string("Error indicates that the token couldn't be checked"),
-}, 'TokenReviewStatus is the result of the token authentication request.');
-tokenReviewStatusSchema.proto = { authenticated: 1, user: 2, error: 3, audiences: 4 };
+}, 'TokenReviewStatus is the result of the token authentication request.', { proto: { authenticated: 1, user: 2, error: 3, audiences: 4 } });
 
 interface TokenReviewBody extends KObject {
   spec?: { token?: string; audiences?: string[] };
 }
 
-export const tokenReviewKind: KindDeclaration = {
+export const tokenReviewKind: KindDeclaration = builtinKind({
   group: authenticationGroup, version: 'v1', kind: 'TokenReview', listKind: 'TokenReviewList',
   resource: 'tokenreviews', singular: 'tokenreview', shortNames: [], namespaced: false,
   verbs: ['create'],
-  schema: s.struct('TokenReview', typeAndMeta({
-    spec: tokenReviewSpecSchema,
-    status: tokenReviewStatusSchema,
-  }), 'TokenReview attempts to authenticate a token to a known user. Note: TokenReview requests may be cached by the webhook token authenticator plugin in the kube-apiserver.'),
+  structural: s.struct('TokenReview', typeAndMeta({
+    spec: tokenReviewSpec,
+    status: tokenReviewStatus,
+  }), 'TokenReview attempts to authenticate a token to a known user. Note: TokenReview requests may be cached by the webhook token authenticator plugin in the kube-apiserver.', {
+    proto: { metadata: 1, spec: 2, status: 3 },
+    // Go serializes spec without omitempty: Kubernetes' OpenAPI lists it as required
+    required: ['spec'],
+  }),
   ...unstoredKindBehaviour,
   async virtualCreate(body, ctx) {
     const review = body as TokenReviewBody;
@@ -66,7 +68,4 @@ export const tokenReviewKind: KindDeclaration = {
     if (result.error) status.error = result.error;
     return { ...review, status };
   },
-};
-tokenReviewKind.schema.proto = { metadata: 1, spec: 2, status: 3 };
-// Go serializes spec without omitempty: Kubernetes' OpenAPI lists it as required
-tokenReviewKind.schema.required = ['spec'];
+});

@@ -6,9 +6,9 @@
 import type { Attributes, UnionAuthorizer } from '../../auth/authz/authorizer.js';
 import type { UserInfo } from '../../auth/user.js';
 import { errors, fieldErrors, type FieldError } from '../../status/status-error.js';
-import type { KindDeclaration, VirtualCreateContext } from '../kind.js';
+import { builtinKind, type KindDeclaration, type VirtualCreateContext } from '../kind.js';
 import type { KObject } from '../meta.js';
-import type { StructSchema } from '../schema.js';
+import type { BuiltinStructural } from '../schema/builtin-structural.js';
 import { serviceKey } from '../services.js';
 import { unstoredKindBehaviour } from '../authentication/group.js';
 import {
@@ -70,11 +70,11 @@ function requestUser(ctx: VirtualCreateContext): UserInfo {
   return ctx.user;
 }
 
-function reviewKind(kind: string, schema: StructSchema, namespaced: boolean, validate: (spec: AccessReviewSpec) => FieldError[],
+function reviewKind(kind: string, structural: BuiltinStructural, namespaced: boolean, validate: (spec: AccessReviewSpec) => FieldError[],
   answer: (review: ReviewObject, ctx: VirtualCreateContext) => Promise<unknown> | unknown): KindDeclaration {
-  return {
+  return builtinKind({
     group: authorizationGroup, version: 'v1', kind, listKind: `${kind}List`, resource: `${kind.toLowerCase()}s`, singular: kind.toLowerCase(),
-    shortNames: [], namespaced, verbs: ['create'], schema,
+    shortNames: [], namespaced, verbs: ['create'], structural,
     ...unstoredKindBehaviour,
     validate: (obj) => validate((obj as ReviewObject).spec ?? {}),
     virtualCreate: async (body, ctx) => {
@@ -82,7 +82,7 @@ function reviewKind(kind: string, schema: StructSchema, namespaced: boolean, val
       review.status = await answer(review, ctx);
       return review;
     },
-  };
+  });
 }
 
 async function accessStatus(authorizer: UnionAuthorizer, attributes: Attributes): Promise<Record<string, unknown>> {

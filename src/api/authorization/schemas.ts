@@ -1,11 +1,10 @@
 /** authorization/v1 review types' schemas, with the field numbers of Kubernetes' generated.proto. */
 import { typeAndMeta } from '../meta.js';
-import { s, type StructSchema } from '../schema.js';
+import { s, type BuiltinStructural } from '../schema/builtin-structural.js';
 
-function withProto(schema: StructSchema, proto: Record<string, number>, required?: string[]): StructSchema {
-  schema.proto = proto;
-  if (required) schema.required = required;
-  return schema;
+/** A struct with its field numbers and the fields Go serializes without omitempty. */
+function withProto(schema: BuiltinStructural, proto: Record<string, number>, required?: string[]): BuiltinStructural {
+  return required ? { ...schema, proto, required } : { ...schema, proto };
 }
 
 export const resourceAttributesSchema = withProto(s.struct('ResourceAttributes', {
@@ -49,7 +48,7 @@ const selfSubjectAccessReviewSpecSchema = withProto(s.struct('SelfSubjectAccessR
   'SelfSubjectAccessReviewSpec is a description of the access request.  Exactly one of ResourceAuthorizationAttributes and NonResourceAuthorizationAttributes must be set'),
 { resourceAttributes: 1, nonResourceAttributes: 2 });
 
-function review(goName: string, spec: StructSchema, status: StructSchema, description: string): StructSchema {
+function review(goName: string, spec: BuiltinStructural, status: BuiltinStructural, description: string): BuiltinStructural {
   return withProto(s.struct(goName, typeAndMeta({ spec, status }), description), { metadata: 1, spec: 2, status: 3 }, ['spec']);
 }
 

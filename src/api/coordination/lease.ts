@@ -4,9 +4,9 @@
  * name the resourceVersion it replaces.
  */
 import { fieldErrors, type FieldError } from '../../status/status-error.js';
-import { allVerbs, defaultUnknownFieldLabelMessage, type KindDeclaration } from '../kind.js';
+import { allVerbs, builtinKind, defaultUnknownFieldLabelMessage, type KindDeclaration } from '../kind.js';
 import { typeAndMeta, type KObject } from '../meta.js';
-import { s, type StructSchema } from '../schema.js';
+import { s } from '../schema/builtin-structural.js';
 import { ageColumn, nameColumn } from '../printing.js';
 import { isQualifiedName, validateObjectMeta, validateObjectMetaUpdate } from '../validation/names.js';
 
@@ -26,7 +26,7 @@ export interface LeaseObject extends KObject {
 
 const holderIdentityDescription = 'holderIdentity contains the identity of the holder of a current lease. If Coordinated Leader Election is used, the holder identity must be equal to the elected LeaseCandidate.metadata.name field.';
 
-const leaseSpecSchema: StructSchema = s.struct('LeaseSpec', {
+const leaseSpec = s.struct('LeaseSpec', {
   holderIdentity: s.stringPointer(holderIdentityDescription),
   leaseDurationSeconds: s.int32Pointer('leaseDurationSeconds is a duration that candidates for a lease need to wait to force acquire it. This is measured against the time of last observed renewTime.'),
   acquireTime: s.microTime('acquireTime is a time when the current lease was acquired.'),
@@ -34,8 +34,9 @@ const leaseSpecSchema: StructSchema = s.struct('LeaseSpec', {
   leaseTransitions: s.int32Pointer('leaseTransitions is the number of transitions of a lease between holders.'),
   strategy: s.stringPointer('Strategy indicates the strategy for picking the leader for coordinated leader election. If the field is not specified, there is no active coordination for this lease. (Alpha) Using this field requires the CoordinatedLeaderElection feature gate to be enabled.'),
   preferredHolder: s.stringPointer('PreferredHolder signals to a lease holder that the lease has a more optimal holder and should be given up. This field can only be set if Strategy is also set.'),
-}, 'LeaseSpec is a specification of a Lease.');
-leaseSpecSchema.proto = { holderIdentity: 1, leaseDurationSeconds: 2, acquireTime: 3, renewTime: 4, leaseTransitions: 5, strategy: 6, preferredHolder: 7 };
+}, 'LeaseSpec is a specification of a Lease.', {
+  proto: { holderIdentity: 1, leaseDurationSeconds: 2, acquireTime: 3, renewTime: 4, leaseTransitions: 5, strategy: 6, preferredHolder: 7 },
+});
 
 /** The strategies Kubernetes defines; others must be qualified names (`example.com/mine`). */
 const leaseStrategies = ['OldestEmulationVersion'];
@@ -75,11 +76,11 @@ function dropGatedFields(lease: LeaseObject, old?: LeaseObject): void {
   if (old?.spec?.preferredHolder === undefined) delete lease.spec.preferredHolder;
 }
 
-export const leaseKind: KindDeclaration = {
+export const leaseKind: KindDeclaration = builtinKind({
   group: 'coordination.orch.io', version: 'v1', kind: 'Lease', listKind: 'LeaseList',
   resource: 'leases', singular: 'lease', shortNames: [], namespaced: true,
   verbs: allVerbs,
-  schema: s.struct('Lease', typeAndMeta({ spec: leaseSpecSchema }), 'Lease defines a lease concept.'),
+  structural: s.struct('Lease', typeAndMeta({ spec: leaseSpec }), 'Lease defines a lease concept.', { proto: { metadata: 1, spec: 2 } }),
   nameRule: 'dns1123Subdomain',
   table: [
     nameColumn,
@@ -98,5 +99,4 @@ export const leaseKind: KindDeclaration = {
     ...validateObjectMeta(obj.metadata, true, 'dns1123Subdomain'), ...validateObjectMetaUpdate(obj.metadata, old.metadata),
     ...validateLeaseSpec((obj as LeaseObject).spec ?? {}),
   ],
-};
-leaseKind.schema.proto = { metadata: 1, spec: 2 };
+});

@@ -1,8 +1,8 @@
 /** core/v1 ConfigMap: configuration data for pods, as text (`data`) or bytes (`binaryData`). */
 import { fieldErrors, type FieldError } from '../../status/status-error.js';
-import { allVerbs, defaultUnknownFieldLabelMessage, type KindDeclaration } from '../kind.js';
+import { allVerbs, builtinKind, defaultUnknownFieldLabelMessage, type KindDeclaration } from '../kind.js';
 import { typeAndMeta, type KObject } from '../meta.js';
-import { s } from '../schema.js';
+import { s } from '../schema/builtin-structural.js';
 import { ageColumn, nameColumn } from '../printing.js';
 import { isConfigMapKey, validateObjectMeta, validateObjectMetaUpdate } from '../validation/names.js';
 
@@ -57,15 +57,15 @@ function validateConfigMapUpdate(obj: KObject, old: KObject): FieldError[] {
   return [...errs, ...validateConfigMap(obj)];
 }
 
-export const configMapKind: KindDeclaration = {
+export const configMapKind: KindDeclaration = builtinKind({
   group: '', version: 'v1', kind: 'ConfigMap', listKind: 'ConfigMapList',
   resource: 'configmaps', singular: 'configmap', shortNames: ['cm'], namespaced: true,
   verbs: allVerbs,
-  schema: s.struct('ConfigMap', typeAndMeta({
+  structural: s.struct('ConfigMap', typeAndMeta({
     immutable: s.boolean('Immutable, if set to true, ensures that data stored in the ConfigMap cannot be updated (only object metadata can be modified). If not set to true, the field can be modified at any time. Defaulted to nil.'),
     data: s.map(s.string(), 'Data contains the configuration data. Each key must consist of alphanumeric characters, \'-\', \'_\' or \'.\'. Values with non-UTF-8 byte sequences must use the BinaryData field. The keys stored in Data must not overlap with the keys in the BinaryData field, this is enforced during validation process.'),
     binaryData: s.map(s.bytes(), 'BinaryData contains the binary data. Each key must consist of alphanumeric characters, \'-\', \'_\' or \'.\'. BinaryData can contain byte sequences that are not in the UTF-8 range. The keys stored in BinaryData must not overlap with the ones in the Data field, this is enforced during validation process. Using this field will require 1.10+ apiserver and kubelet.'),
-  }), 'ConfigMap holds configuration data for pods to consume.'),
+  }), 'ConfigMap holds configuration data for pods to consume.', { proto: { metadata: 1, data: 2, binaryData: 3, immutable: 4 } }),
   nameRule: 'dns1123Subdomain',
   // kubectl's printConfigMap: DATA counts the keys of both maps
   table: [
@@ -82,5 +82,4 @@ export const configMapKind: KindDeclaration = {
   unknownFieldLabelMessage: defaultUnknownFieldLabelMessage,
   validate: validateConfigMap,
   validateUpdate: validateConfigMapUpdate,
-};
-configMapKind.schema.proto = { metadata: 1, data: 2, binaryData: 3, immutable: 4 };
+});

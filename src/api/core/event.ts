@@ -4,13 +4,13 @@
  * with the core group's own (legacy) validation, field selectors and columns.
  */
 import { fieldErrors, type FieldError } from '../../status/status-error.js';
-import { allVerbs, fieldLabelNotSupported, type KindDeclaration } from '../kind.js';
-import { objectReferenceSchema, typeAndMeta, type KObject } from '../meta.js';
-import { s, type StructSchema } from '../schema.js';
+import { allVerbs, builtinKind, fieldLabelNotSupported, type KindDeclaration } from '../kind.js';
+import { objectReferenceStructural, typeAndMeta, type KObject } from '../meta.js';
+import { s } from '../schema/builtin-structural.js';
 import { eventColumns, type PrintedEvent } from '../events/event-printing.js';
 import { isDns1123Subdomain, isQualifiedName, validateObjectMeta, validateObjectMetaUpdate } from '../validation/names.js';
 import { coreEventConversion } from './event-conversion.js';
-import { eventSourceSchema } from './event-source.js';
+import { eventSourceStructural } from './event-source.js';
 
 export interface CoreEventObject extends KObject {
   involvedObject?: Record<string, string>;
@@ -66,33 +66,33 @@ function validateLegacyEvent(event: CoreEventObject): FieldError[] {
 }
 
 /** (a struct's description is its field's: the types are shared, so they carry the field's text) */
-const eventSeriesSchema: StructSchema = s.struct('EventSeries', {
+const eventSeries = s.struct('EventSeries', {
   count: s.int32('Number of occurrences in this series up to the last heartbeat time'),
   lastObservedTime: s.microTime('Time of the last occurrence observed'),
-}, 'Data about the Event series this event represents or nil if it\'s a singleton Event.');
-eventSeriesSchema.proto = { count: 1, lastObservedTime: 2 };
+}, 'Data about the Event series this event represents or nil if it\'s a singleton Event.', { proto: { count: 1, lastObservedTime: 2 } });
 
-const eventSchema: StructSchema = s.struct('Event', typeAndMeta({
-  involvedObject: objectReferenceSchema,
+const event = s.struct('Event', typeAndMeta({
+  involvedObject: objectReferenceStructural,
   reason: s.string('This should be a short, machine understandable string that gives the reason for the transition into the object\'s current status.'),
   message: s.string('A human-readable description of the status of this operation.'),
-  source: eventSourceSchema,
+  source: eventSourceStructural,
   firstTimestamp: s.time('The time at which the event was first recorded. (Time of server receipt is in TypeMeta.)'),
   lastTimestamp: s.time('The time at which the most recent occurrence of this event was recorded.'),
   count: s.int32('The number of times this event has occurred.'),
   type: s.string('Type of this event (Normal, Warning), new types could be added in the future'),
   eventTime: s.microTime('Time when this Event was first observed.'),
-  series: eventSeriesSchema,
+  series: eventSeries,
   action: s.string('What action was taken/failed regarding to the Regarding object.'),
-  related: objectReferenceSchema,
+  related: objectReferenceStructural,
   reportingComponent: s.string('Name of the controller that emitted this Event, e.g. `orch.io/kubelet`.'),
   reportingInstance: s.string('ID of the controller instance, e.g. `kubelet-xyzf`.'),
-}), 'Event is a report of an event somewhere in the cluster.  Events have a limited retention time and triggers and messages may evolve with time.  Event consumers should not rely on the timing of an event with a given Reason reflecting a consistent underlying trigger, or the continued existence of events with that Reason.  Events should be treated as informative, best-effort, supplemental data.');
-eventSchema.proto = {
-  metadata: 1, involvedObject: 2, reason: 3, message: 4, source: 5, firstTimestamp: 6, lastTimestamp: 7, count: 8, type: 9,
-  eventTime: 10, series: 11, action: 12, related: 13, reportingComponent: 14, reportingInstance: 15,
-};
-eventSchema.required = ['metadata', 'involvedObject'];
+}), 'Event is a report of an event somewhere in the cluster.  Events have a limited retention time and triggers and messages may evolve with time.  Event consumers should not rely on the timing of an event with a given Reason reflecting a consistent underlying trigger, or the continued existence of events with that Reason.  Events should be treated as informative, best-effort, supplemental data.', {
+  proto: {
+    metadata: 1, involvedObject: 2, reason: 3, message: 4, source: 5, firstTimestamp: 6, lastTimestamp: 7, count: 8, type: 9,
+    eventTime: 10, series: 11, action: 12, related: 13, reportingComponent: 14, reportingInstance: 15,
+  },
+  required: ['metadata', 'involvedObject'],
+});
 
 /** The core representation read with the internal Event's names, for kubectl's columns. */
 const printed = (o: Readonly<KObject>): PrintedEvent => {
@@ -102,13 +102,13 @@ const printed = (o: Readonly<KObject>): PrintedEvent => {
 
 const involvedObject = (field: string) => (o: KObject) => (o as CoreEventObject).involvedObject?.[field] ?? '';
 
-export const coreEventKind: KindDeclaration = {
+export const coreEventKind: KindDeclaration = builtinKind({
   group: '', version: 'v1', kind: 'Event', listKind: 'EventList',
   resource: 'events', singular: 'event', shortNames: ['ev'], namespaced: true,
   verbs: allVerbs,
   storage: { group: 'events.orch.io', resource: 'events' },
   conversion: coreEventConversion,
-  schema: eventSchema,
+  structural: event,
   nameRule: 'pathSegment',
   table: eventColumns(printed),
   returnDeletedObject: false,
@@ -135,4 +135,4 @@ export const coreEventKind: KindDeclaration = {
     ...validateObjectMeta(obj.metadata, true, 'pathSegment'), ...validateObjectMetaUpdate(obj.metadata, old.metadata),
     ...validateLegacyEvent(obj as CoreEventObject),
   ],
-};
+});

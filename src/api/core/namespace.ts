@@ -1,8 +1,8 @@
 import { fieldErrors } from '../../status/status-error.js';
 import { namespaceFinalizersAfterDelete } from '../deletion-policy.js';
-import { fieldLabelNotSupported, type KindDeclaration } from '../kind.js';
+import { builtinKind, fieldLabelNotSupported, type KindDeclaration } from '../kind.js';
 import { typeAndMeta, type KObject } from '../meta.js';
-import { s } from '../schema.js';
+import { s } from '../schema/builtin-structural.js';
 import { ageColumn, nameColumn } from '../printing.js';
 import { validateObjectMeta, validateObjectMetaUpdate } from '../validation/names.js';
 
@@ -22,27 +22,25 @@ const namespaceConditionSchema = s.struct('NamespaceCondition', {
   lastTransitionTime: s.time('Last time the condition transitioned from one status to another.'),
   reason: s.string('Unique, one-word, CamelCase reason for the condition\'s last transition.'),
   message: s.string('Human-readable message indicating details about last transition.'),
-});
-namespaceConditionSchema.proto = { type: 1, status: 2, lastTransitionTime: 4, reason: 5, message: 6 };
-namespaceConditionSchema.required = ['type', 'status'];
+}, undefined, { proto: { type: 1, status: 2, lastTransitionTime: 4, reason: 5, message: 6 }, required: ['type', 'status'] });
 
 function setNameLabel(obj: KObject): void {
   obj.metadata.labels = { ...(obj.metadata.labels ?? {}), [namespaceNameLabel]: obj.metadata.name ?? '' };
 }
 
-export const namespaceKind: KindDeclaration = {
+export const namespaceKind: KindDeclaration = builtinKind({
   group: '', version: 'v1', kind: 'Namespace', listKind: 'NamespaceList',
   resource: 'namespaces', singular: 'namespace', shortNames: ['ns'], namespaced: false,
   verbs: ['create', 'delete', 'get', 'list', 'patch', 'update', 'watch'],
-  schema: s.struct('Namespace', typeAndMeta({
-    spec: { ...s.struct('NamespaceSpec', {
+  structural: s.struct('Namespace', typeAndMeta({
+    spec: s.struct('NamespaceSpec', {
       finalizers: s.atomicList(s.string(), 'Finalizers is an opaque list of values that must be empty to permanently remove object from storage.'),
-    }, 'Spec defines the behavior of the Namespace.'), proto: { finalizers: 1 } },
-    status: { ...s.struct('NamespaceStatus', {
+    }, 'Spec defines the behavior of the Namespace.', { proto: { finalizers: 1 } }),
+    status: s.struct('NamespaceStatus', {
       phase: s.string('Phase is the current lifecycle phase of the namespace: Active or Terminating.'),
       conditions: s.mapList(namespaceConditionSchema, ['type'], 'Represents the latest available observations of a namespace\'s current state.', { strategy: 'merge', mergeKey: 'type' }),
-    }, 'Status describes the current status of a Namespace.'), proto: { phase: 1, conditions: 2 } },
-  }), 'Namespace provides a scope for Names. Use of multiple namespaces is optional.'),
+    }, 'Status describes the current status of a Namespace.', { proto: { phase: 1, conditions: 2 } }),
+  }), 'Namespace provides a scope for Names. Use of multiple namespaces is optional.', { proto: { metadata: 1, spec: 2, status: 3 } }),
   nameRule: 'dns1123Label',
   table: [
     nameColumn,
@@ -96,5 +94,4 @@ export const namespaceKind: KindDeclaration = {
     return errs;
   },
   validateUpdate: (obj, old) => [...namespaceKind.validate(obj), ...validateObjectMetaUpdate(obj.metadata, old.metadata)],
-};
-namespaceKind.schema.proto = { metadata: 1, spec: 2, status: 3 };
+});

@@ -1,8 +1,8 @@
 import { fieldErrors, type FieldError } from '../../status/status-error.js';
-import { allVerbs, fieldLabelNotSupported, type KindDeclaration } from '../kind.js';
+import { allVerbs, builtinKind, fieldLabelNotSupported, type KindDeclaration } from '../kind.js';
 import { typeAndMeta, type KObject } from '../meta.js';
 import { setOwn } from '../own-member.js';
-import { s } from '../schema.js';
+import { s } from '../schema/builtin-structural.js';
 import { ageColumn, nameColumn } from '../printing.js';
 import { validateObjectMeta, validateObjectMetaUpdate } from '../validation/names.js';
 
@@ -56,16 +56,16 @@ function validateSecret(obj: KObject): FieldError[] {
   return errs;
 }
 
-export const secretKind: KindDeclaration = {
+export const secretKind: KindDeclaration = builtinKind({
   group: '', version: 'v1', kind: 'Secret', listKind: 'SecretList',
   resource: 'secrets', singular: 'secret', shortNames: [], namespaced: true,
   verbs: allVerbs,
-  schema: s.struct('Secret', typeAndMeta({
+  structural: s.struct('Secret', typeAndMeta({
     immutable: s.boolean('Immutable, if set to true, ensures that data stored in the Secret cannot be updated (only object metadata can be modified).'),
     data: s.map(s.bytes(), 'Data contains the secret data. Each key must consist of alphanumeric characters, \'-\', \'_\' or \'.\'. The serialized form of the secret data is a base64 encoded string.'),
     stringData: s.map(s.string(), 'stringData allows specifying non-binary secret data in string form. It is provided as a write-only input field for convenience.'),
     type: s.string('Used to facilitate programmatic handling of secret data.'),
-  }), 'Secret holds secret data of a certain type. The total bytes of the values in the Data field must be less than 1 MiB.'),
+  }), 'Secret holds secret data of a certain type. The total bytes of the values in the Data field must be less than 1 MiB.', { proto: { metadata: 1, data: 2, type: 3, stringData: 4, immutable: 5 } }),
   nameRule: 'dns1123Subdomain',
   table: [
     nameColumn,
@@ -93,8 +93,7 @@ export const secretKind: KindDeclaration = {
     }
     return errs;
   },
-};
-secretKind.schema.proto = { metadata: 1, data: 2, type: 3, stringData: 4, immutable: 5 };
+});
 
 /** stringData is write-only: it is folded into data (winning over it) and never stored. */
 function normalizeSecret(secret: SecretObject): void {

@@ -1,8 +1,8 @@
 import { fieldErrors, type FieldError } from '../../status/status-error.js';
-import { allVerbs, fieldLabelNotSupported, type KindDeclaration } from '../kind.js';
-import { objectReferenceSchema, typeAndMeta, type KObject } from '../meta.js';
-import { s } from '../schema.js';
-import { eventSourceSchema } from '../core/event-source.js';
+import { allVerbs, builtinKind, fieldLabelNotSupported, type KindDeclaration } from '../kind.js';
+import { objectReferenceStructural, typeAndMeta, type KObject } from '../meta.js';
+import { s } from '../schema/builtin-structural.js';
+import { eventSourceStructural } from '../core/event-source.js';
 import { eventColumns, type PrintedEvent } from './event-printing.js';
 import { isQualifiedName, validateObjectMeta, validateObjectMetaUpdate } from '../validation/names.js';
 
@@ -76,12 +76,10 @@ const immutableEventFields: ReadonlyArray<[keyof EventObject, string]> = [
   ['related', 'related'], ['reportingController', 'reportingController'], ['reportingInstance', 'reportingInstance'],
 ];
 
-const eventSeriesSchema = s.struct('EventSeries', {
+const eventSeries = s.struct('EventSeries', {
   count: s.int32('count is the number of occurrences in this series up to the last heartbeat time.'),
   lastObservedTime: s.microTime('lastObservedTime is the time when last Event from the series was seen before last heartbeat.'),
-});
-eventSeriesSchema.proto = { count: 1, lastObservedTime: 2 };
-eventSeriesSchema.required = ['count', 'lastObservedTime'];
+}, undefined, { proto: { count: 1, lastObservedTime: 2 }, required: ['count', 'lastObservedTime'] });
 
 /** The storage representation read with the internal Event's names, for kubectl's columns. */
 const printed = (o: Readonly<KObject>): PrintedEvent => {
@@ -95,26 +93,32 @@ const printed = (o: Readonly<KObject>): PrintedEvent => {
 
 const regarding = (field: string) => (o: KObject) => (o as EventObject).regarding?.[field] ?? '';
 
-export const eventKind: KindDeclaration = {
+export const eventKind: KindDeclaration = builtinKind({
   group: 'events.orch.io', internalGroup: '', version: 'v1', kind: 'Event', listKind: 'EventList',
   resource: 'events', singular: 'event', shortNames: ['ev'], namespaced: true,
   verbs: allVerbs,
-  schema: s.struct('Event', typeAndMeta({
+  structural: s.struct('Event', typeAndMeta({
     eventTime: s.microTime('eventTime is the time when this Event was first observed. It is required.'),
-    series: eventSeriesSchema,
+    series: eventSeries,
     reportingController: s.string('reportingController is the name of the controller that emitted this Event, e.g. `orch.io/kubelet`.'),
     reportingInstance: s.string('reportingInstance is the ID of the controller instance, e.g. `kubelet-xyzf`.'),
     action: s.string('action is what action was taken/failed regarding to the regarding object.'),
     reason: s.string('reason is why the action was taken. It is human-readable.'),
-    regarding: objectReferenceSchema,
-    related: objectReferenceSchema,
+    regarding: objectReferenceStructural,
+    related: objectReferenceStructural,
     note: s.string('note is a human-readable description of the status of this operation.'),
     type: s.string('type is the type of this event (Normal, Warning), new types could be added in the future.'),
-    deprecatedSource: eventSourceSchema,
+    deprecatedSource: eventSourceStructural,
     deprecatedFirstTimestamp: s.time('deprecatedFirstTimestamp is the deprecated field assuring backward compatibility with core.v1 Event type.'),
     deprecatedLastTimestamp: s.time('deprecatedLastTimestamp is the deprecated field assuring backward compatibility with core.v1 Event type.'),
     deprecatedCount: s.int32('deprecatedCount is the deprecated field assuring backward compatibility with core.v1 Event type.'),
-  }), 'Event is a report of an event somewhere in the cluster.'),
+  }), 'Event is a report of an event somewhere in the cluster.', {
+    proto: {
+      metadata: 1, eventTime: 2, series: 3, reportingController: 4, reportingInstance: 5, action: 6, reason: 7, regarding: 8,
+      related: 9, note: 10, type: 11, deprecatedSource: 12, deprecatedFirstTimestamp: 13, deprecatedLastTimestamp: 14, deprecatedCount: 15,
+    },
+    required: ['eventTime'],
+  }),
   nameRule: 'dns1123Subdomain',
   table: eventColumns(printed),
   returnDeletedObject: false,
@@ -143,9 +147,4 @@ export const eventKind: KindDeclaration = {
     }
     return errs;
   },
-};
-eventKind.schema.required = ['eventTime'];
-eventKind.schema.proto = {
-  metadata: 1, eventTime: 2, series: 3, reportingController: 4, reportingInstance: 5, action: 6, reason: 7, regarding: 8,
-  related: 9, note: 10, type: 11, deprecatedSource: 12, deprecatedFirstTimestamp: 13, deprecatedLastTimestamp: 14, deprecatedCount: 15,
-};
+});

@@ -3,10 +3,10 @@
  * flowcontrol.apiserver.k8s.io/v1 too): a priority level's share of the server's concurrency, and
  * what happens to requests beyond it (queue or reject). Cluster-scoped, with a status subresource.
  */
-import { allVerbs, defaultUnknownFieldLabelMessage, type KindDeclaration } from '../kind.js';
+import { allVerbs, builtinKind, defaultUnknownFieldLabelMessage, type KindDeclaration } from '../kind.js';
 import { typeAndMeta, type KObject } from '../meta.js';
 import { ageColumn, nameColumn } from '../printing.js';
-import { s, type Schema, type StructSchema } from '../schema.js';
+import { s, type BuiltinStructural } from '../schema/builtin-structural.js';
 import { validateObjectMeta } from '../validation/names.js';
 import { conditionSchema, flowcontrolGroup, type PriorityLevelConfigurationObject, type QueuingConfiguration } from './types.js';
 import { serverOwnedStatus } from './server-status.js';
@@ -17,45 +17,43 @@ export const defaultNominalConcurrencyShares = 30;
 /** v1 SetDefaults_QueuingConfiguration */
 const queuingDefaults = { queues: 64, handSize: 8, queueLengthLimit: 50 };
 
-function struct(goName: string, fields: Record<string, Schema>, proto: Record<string, number>, description: string): StructSchema {
-  const schema = s.struct(goName, fields, description);
-  schema.proto = proto;
-  return schema;
+/** `required`: the fields Go serializes without omitempty, which Kubernetes' OpenAPI lists as required */
+function struct(goName: string, fields: Record<string, BuiltinStructural>, proto: Record<string, number>, description: string, required?: string[]): BuiltinStructural {
+  return s.struct(goName, fields, description, { proto, required });
 }
 
 const nominalSharesDescription = '`nominalConcurrencyShares` (NCS) contributes to the computation of the NominalConcurrencyLimit (NominalCL) of this level. The server\'s concurrency limit (ServerCL) is divided among the Limited priority levels in proportion to their NCS values: NominalCL(i) = ceil( ServerCL * NCS(i) / sum_ncs ). If not specified, this field defaults to a value of 30. Setting this field to zero supports the construction of a "jail" for this priority level that is used to hold some request(s)';
 const lendableDescription = '`lendablePercent` prescribes the fraction of the level\'s NominalCL that can be borrowed by other priority levels. The value of this field must be between 0 and 100, inclusive, and it defaults to 0.';
 
-const queuingSchema = struct('QueuingConfiguration', {
+const queuing = struct('QueuingConfiguration', {
   queues: s.int32('`queues` is the number of queues for this priority level. The queues exist independently at each apiserver. The value must be positive. This field has a default value of 64.'),
   handSize: s.int32('`handSize` is a small positive number that configures the shuffle sharding of requests into queues. This field has a default value of 8.'),
   queueLengthLimit: s.int32('`queueLengthLimit` is the maximum number of requests allowed to be waiting in a given queue of this priority level at a time; excess requests are rejected. This value must be positive. If not specified, it will be defaulted to 50.'),
 }, { queues: 1, handSize: 2, queueLengthLimit: 3 }, 'QueuingConfiguration holds the configuration parameters for queuing');
 
-const limitedSchema = struct('LimitedPriorityLevelConfiguration', {
+const limited = struct('LimitedPriorityLevelConfiguration', {
   nominalConcurrencyShares: s.int32Pointer(nominalSharesDescription),
-  limitResponse: { ...struct('LimitResponse', {
+  limitResponse: struct('LimitResponse', {
     type: s.string('`type` is "Queue" or "Reject". Required.'),
-    queuing: queuingSchema,
-  }, { type: 1, queuing: 2 }, 'LimitResponse defines how to handle requests that can not be executed right now.'), required: ['type'] },
+    queuing,
+  }, { type: 1, queuing: 2 }, 'LimitResponse defines how to handle requests that can not be executed right now.', ['type']),
   lendablePercent: s.int32Pointer(lendableDescription),
   borrowingLimitPercent: s.int32Pointer('`borrowingLimitPercent`, if present, configures a limit on how many seats this priority level can borrow from other priority levels. When this field is left `nil`, the limit is effectively infinite.'),
 }, { nominalConcurrencyShares: 1, limitResponse: 2, lendablePercent: 3, borrowingLimitPercent: 4 },
 'LimitedPriorityLevelConfiguration specifies how to handle requests that are subject to limits.');
 
-const exemptSchema = struct('ExemptPriorityLevelConfiguration', {
+const exempt = struct('ExemptPriorityLevelConfiguration', {
   nominalConcurrencyShares: s.int32Pointer('`nominalConcurrencyShares` (NCS) contributes to the computation of the NominalConcurrencyLimit (NominalCL) of this level. This field has a default value of zero.'),
   lendablePercent: s.int32Pointer(lendableDescription),
 }, { nominalConcurrencyShares: 1, lendablePercent: 2 }, 'ExemptPriorityLevelConfiguration describes the configurable aspects of the handling of exempt requests.');
 
-const specSchema = struct('PriorityLevelConfigurationSpec', {
+const priorityLevelSpec = struct('PriorityLevelConfigurationSpec', {
   type: s.string('`type` indicates whether this priority level is subject to limitation on request execution. A value of `"Exempt"` means that requests of this priority level are not subject to a limit. A value of `"Limited"` means that (a) requests of this priority level _are_ subject to limits and (b) some of the server\'s limited capacity is made available exclusively to this priority level. Required.'),
-  limited: limitedSchema,
-  exempt: exemptSchema,
-}, { type: 1, limited: 2, exempt: 3 }, 'PriorityLevelConfigurationSpec specifies the configuration of a priority level.');
-specSchema.required = ['type'];
+  limited,
+  exempt,
+}, { type: 1, limited: 2, exempt: 3 }, 'PriorityLevelConfigurationSpec specifies the configuration of a priority level.', ['type']);
 
-const statusSchema = struct('PriorityLevelConfigurationStatus', {
+const priorityLevelStatus = struct('PriorityLevelConfigurationStatus', {
   conditions: s.mapList(conditionSchema('PriorityLevelConfigurationCondition', 'priority level'), ['type'], '`conditions` is the current state of "request-priority".', { strategy: 'merge', mergeKey: 'type' }),
 }, { conditions: 1 }, 'PriorityLevelConfigurationStatus represents the current state of a "request-priority".');
 
@@ -92,20 +90,20 @@ const limitedCell = (pick: (pl: PriorityLevelConfigurationObject) => number | un
   (o: Readonly<KObject>) => pick(o as PriorityLevelConfigurationObject) ?? '<none>';
 const queuingOf = (pl: PriorityLevelConfigurationObject) => pl.spec?.limited?.limitResponse?.queuing;
 
-export const priorityLevelConfigurationKind: KindDeclaration = {
+export const priorityLevelConfigurationKind: KindDeclaration = builtinKind({
   group: flowcontrolGroup, version: 'v1', kind: 'PriorityLevelConfiguration', listKind: 'PriorityLevelConfigurationList',
   resource: 'prioritylevelconfigurations', singular: 'prioritylevelconfiguration', shortNames: [], namespaced: false,
   verbs: allVerbs,
-  schema: s.struct('PriorityLevelConfiguration', typeAndMeta({ spec: specSchema, status: statusSchema }),
-    'PriorityLevelConfiguration represents the configuration of a priority level.'),
+  structural: s.struct('PriorityLevelConfiguration', typeAndMeta({ spec: priorityLevelSpec, status: priorityLevelStatus }),
+    'PriorityLevelConfiguration represents the configuration of a priority level.', { proto: { metadata: 1, spec: 2, status: 3 } }),
   nameRule: 'dns1123Subdomain',
   table: [
     nameColumn,
-    { name: 'Type', type: 'string', description: specSchema.fields.type.description ?? '', cell: (o) => (o as PriorityLevelConfigurationObject).spec?.type ?? '' },
+    { name: 'Type', type: 'string', description: priorityLevelSpec.properties?.type.description ?? '', cell: (o) => (o as PriorityLevelConfigurationObject).spec?.type ?? '' },
     { name: 'NominalConcurrencyShares', type: 'string', description: nominalSharesDescription, cell: limitedCell((pl) => pl.spec?.limited?.nominalConcurrencyShares) },
-    { name: 'Queues', type: 'string', description: queuingSchema.fields.queues.description ?? '', cell: limitedCell((pl) => queuingOf(pl)?.queues) },
-    { name: 'HandSize', type: 'string', description: queuingSchema.fields.handSize.description ?? '', cell: limitedCell((pl) => queuingOf(pl)?.handSize) },
-    { name: 'QueueLengthLimit', type: 'string', description: queuingSchema.fields.queueLengthLimit.description ?? '', cell: limitedCell((pl) => queuingOf(pl)?.queueLengthLimit) },
+    { name: 'Queues', type: 'string', description: queuing.properties?.queues.description ?? '', cell: limitedCell((pl) => queuingOf(pl)?.queues) },
+    { name: 'HandSize', type: 'string', description: queuing.properties?.handSize.description ?? '', cell: limitedCell((pl) => queuingOf(pl)?.handSize) },
+    { name: 'QueueLengthLimit', type: 'string', description: queuing.properties?.queueLengthLimit.description ?? '', cell: limitedCell((pl) => queuingOf(pl)?.queueLengthLimit) },
     ageColumn,
   ],
   returnDeletedObject: false,
@@ -116,5 +114,4 @@ export const priorityLevelConfigurationKind: KindDeclaration = {
   ...serverOwnedStatus((obj) => setPriorityLevelDefaults(obj as PriorityLevelConfigurationObject)),
   validate,
   validateUpdate: (obj) => validate(obj),
-};
-priorityLevelConfigurationKind.schema.proto = { metadata: 1, spec: 2, status: 3 };
+});

@@ -4,7 +4,7 @@
  * carry in their status.
  */
 import type { KObject } from '../meta.js';
-import { s, type StructSchema } from '../schema.js';
+import { s, type BuiltinStructural } from '../schema/builtin-structural.js';
 
 export const flowcontrolGroup = 'flowcontrol.apiserver.orch.io';
 
@@ -83,14 +83,12 @@ export interface PriorityLevelConfigurationObject extends KObject {
 }
 
 /** FlowSchemaCondition and PriorityLevelConfigurationCondition have one shape under two names. */
-export function conditionSchema(goName: string, what: string): StructSchema {
-  const schema = s.struct(goName, {
+export function conditionSchema(goName: string, what: string): BuiltinStructural {
+  return s.struct(goName, {
     type: s.string('`type` is the type of the condition. Required.'),
     status: s.string('`status` is the status of the condition. Can be True, False, Unknown. Required.'),
     lastTransitionTime: s.time('`lastTransitionTime` is the last time the condition transitioned from one status to another.'),
     reason: s.string('`reason` is a unique, one-word, CamelCase reason for the condition\'s last transition.'),
     message: s.string('`message` is a human-readable message indicating details about last transition.'),
-  }, `${goName} defines the condition of ${what}.`);
-  schema.proto = { type: 1, status: 2, lastTransitionTime: 3, reason: 4, message: 5 };
-  return schema;
+  }, `${goName} defines the condition of ${what}.`, { proto: { type: 1, status: 2, lastTransitionTime: 3, reason: 4, message: 5 } });
 }

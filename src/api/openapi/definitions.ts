@@ -7,7 +7,9 @@ import type { GroupVersionKind } from '../discovery.js';
 import type { KindDeclaration } from '../kind.js';
 import { deleteOptionsSchema, listMetaSchema, listSchemaOf, objectMetaSchema, statusSchema } from '../meta.js';
 import type { ApiRegistry } from '../registry/api-registry.js';
-import { s, type Schema, type StructSchema } from '../schema.js';
+import type { Schema, StructSchema } from '../schema.js';
+import { s } from '../schema/builtin-structural.js';
+import { internalStructOf } from '../schema/to-internal.js';
 import { toOpenApiSchema, type Structural } from '../schema/structural.js';
 import { extensions, sortBy, type Json } from './json.js';
 
@@ -31,50 +33,44 @@ const typeMeta = {
   kind: s.string('Kind is a string value representing the REST resource this object represents.'),
 };
 
-const rawExtensionSchema = s.struct('RawExtension', {}, 'RawExtension is used to hold extensions in external versions.');
+const rawExtension = s.struct('RawExtension', {}, 'RawExtension is used to hold extensions in external versions.');
 
-export const watchEventSchema = s.struct('WatchEvent', { type: s.string(), object: rawExtensionSchema },
-  'Event represents a single event to a watched resource.');
-watchEventSchema.required = ['type', 'object'];
+export const watchEventSchema = internalStructOf(s.struct('WatchEvent', { type: s.string(), object: rawExtension },
+  'Event represents a single event to a watched resource.', { required: ['type', 'object'] }));
 
-export const patchSchema = s.struct('Patch', {}, 'Patch is provided to give a concrete name and type to the PATCH request body.');
+export const patchSchema = internalStructOf(s.struct('Patch', {}, 'Patch is provided to give a concrete name and type to the PATCH request body.'));
 
-const serverAddressSchema = s.struct('ServerAddressByClientCIDR', {
+const serverAddress = s.struct('ServerAddressByClientCIDR', {
   clientCIDR: s.string('The CIDR with which clients can match their IP to figure out the server address that they should use.'),
   serverAddress: s.string('Address of this server, suitable for a client that matches the above CIDR.'),
-}, 'ServerAddressByClientCIDR helps the client to determine the server address that they should use, depending on the clientCIDR that they match.');
-serverAddressSchema.required = ['clientCIDR', 'serverAddress'];
-const serverAddresses = s.atomicList(serverAddressSchema, 'a map of client CIDR to server address that is serving this group.');
+}, 'ServerAddressByClientCIDR helps the client to determine the server address that they should use, depending on the clientCIDR that they match.', { required: ['clientCIDR', 'serverAddress'] });
+const serverAddresses = s.atomicList(serverAddress, 'a map of client CIDR to server address that is serving this group.');
 
-const groupVersionSchema = s.struct('GroupVersionForDiscovery', {
+const groupVersion = s.struct('GroupVersionForDiscovery', {
   groupVersion: s.string('groupVersion specifies the API group and version in the form "group/version"'),
   version: s.string('version specifies the version in the form of "version".'),
-}, 'GroupVersion contains the "group/version" and "version" string of a version.');
-groupVersionSchema.required = ['groupVersion', 'version'];
+}, 'GroupVersion contains the "group/version" and "version" string of a version.', { required: ['groupVersion', 'version'] });
 
-const apiVersionsSchema = s.struct('APIVersions', {
+const apiVersions = s.struct('APIVersions', {
   ...typeMeta,
   versions: s.atomicList(s.string(), 'versions are the api versions that are available.'),
   serverAddressByClientCIDRs: serverAddresses,
-}, 'APIVersions lists the versions that are available, to allow clients to discover the API at /api, which is the root path of the legacy v1 API.');
-apiVersionsSchema.required = ['versions', 'serverAddressByClientCIDRs'];
+}, 'APIVersions lists the versions that are available, to allow clients to discover the API at /api, which is the root path of the legacy v1 API.', { required: ['versions', 'serverAddressByClientCIDRs'] });
 
-const apiGroupSchema = s.struct('APIGroup', {
+const apiGroup = s.struct('APIGroup', {
   ...typeMeta,
   name: s.string('name is the name of the group.'),
-  versions: s.atomicList(groupVersionSchema, 'versions are the versions supported in this group.'),
-  preferredVersion: groupVersionSchema,
+  versions: s.atomicList(groupVersion, 'versions are the versions supported in this group.'),
+  preferredVersion: groupVersion,
   serverAddressByClientCIDRs: serverAddresses,
-}, 'APIGroup contains the name, the supported versions, and the preferred version of a group.');
-apiGroupSchema.required = ['name', 'versions'];
+}, 'APIGroup contains the name, the supported versions, and the preferred version of a group.', { required: ['name', 'versions'] });
 
-const apiGroupListSchema = s.struct('APIGroupList', {
+const apiGroupList = s.struct('APIGroupList', {
   ...typeMeta,
-  groups: s.atomicList(apiGroupSchema, 'groups is a list of APIGroup.'),
-}, 'APIGroupList is a list of APIGroup, to allow clients to discover the API at /apis.');
-apiGroupListSchema.required = ['groups'];
+  groups: s.atomicList(apiGroup, 'groups is a list of APIGroup.'),
+}, 'APIGroupList is a list of APIGroup, to allow clients to discover the API at /apis.', { required: ['groups'] });
 
-const apiResourceSchema = s.struct('APIResource', {
+const apiResource = s.struct('APIResource', {
   name: s.string('name is the plural name of the resource.'),
   singularName: s.string('singularName is the singular name of the resource.'),
   namespaced: s.boolean('namespaced indicates if a resource is namespaced or not.'),
@@ -85,15 +81,17 @@ const apiResourceSchema = s.struct('APIResource', {
   shortNames: s.atomicList(s.string(), 'shortNames is a list of suggested short names of the resource.'),
   categories: s.atomicList(s.string(), "categories is a list of the grouped resources this resource belongs to (e.g. 'all')"),
   storageVersionHash: s.string('The hash value of the storage version, the version this resource is converted to when written to the data store.'),
-}, 'APIResource specifies the name of a resource and whether it is namespaced.');
-apiResourceSchema.required = ['name', 'singularName', 'namespaced', 'kind', 'verbs'];
+}, 'APIResource specifies the name of a resource and whether it is namespaced.', { required: ['name', 'singularName', 'namespaced', 'kind', 'verbs'] });
 
-const apiResourceListSchema = s.struct('APIResourceList', {
+const apiResourceList = s.struct('APIResourceList', {
   ...typeMeta,
   groupVersion: s.string('groupVersion is the group and version this APIResourceList is for.'),
-  resources: s.atomicList(apiResourceSchema, 'resources contains the name of the resources and if they are namespaced.'),
-}, 'APIResourceList is a list of APIResource, it is used to expose the name of the resources supported in a specific group and version, and if the resource is namespaced.');
-apiResourceListSchema.required = ['groupVersion', 'resources'];
+  resources: s.atomicList(apiResource, 'resources contains the name of the resources and if they are namespaced.'),
+}, 'APIResourceList is a list of APIResource, it is used to expose the name of the resources supported in a specific group and version, and if the resource is namespaced.', { required: ['groupVersion', 'resources'] });
+
+/** the apimachinery roots, in their internal form */
+const rawExtensionSchema = internalStructOf(rawExtension);
+const discoverySchemas = [apiVersions, apiGroupList, apiGroup, apiResourceList].map(internalStructOf);
 
 interface Definition {
   schema: StructSchema;
@@ -159,7 +157,7 @@ export class Catalog {
  * A custom resource is named by its reversed group, as Kubernetes names them (`com.example.stable.v1`).
  */
 function kindPackage(k: KindDeclaration): string {
-  if (k.structural) return `${k.group.split('.').reverse().join('.')}.${k.version}`;
+  if (k.openApiAsWritten) return `${k.group.split('.').reverse().join('.')}.${k.version}`;
   return `io.orch.api.${k.group ? k.group.split('.')[0] : 'core'}.${k.version}`;
 }
 
@@ -176,11 +174,11 @@ export function catalogOf(registry: ApiRegistry): Catalog {
   catalog.add(rawExtensionSchema, runtimePackage);
   catalog.add(watchEventSchema, metaPackage, { gvks: everyGroupVersion('WatchEvent') });
   catalog.add(patchSchema, metaPackage);
-  for (const discovery of [apiVersionsSchema, apiGroupListSchema, apiGroupSchema, apiResourceListSchema]) {
+  for (const discovery of discoverySchemas) {
     catalog.add(discovery, metaPackage, { gvks: core(discovery.goName) });
   }
   for (const k of registry.kinds) {
-    catalog.add(k.schema, kindPackage(k), { gvks: [{ group: k.group, kind: k.kind, version: k.version }], structural: k.structural });
+    catalog.add(k.schema, kindPackage(k), { gvks: [{ group: k.group, kind: k.kind, version: k.version }], structural: k.openApiAsWritten ? k.structural : undefined });
     for (const sub of Object.values(k.subresourceCreate ?? {})) {
       const body = sub.kinds[0];
       catalog.add(body.schema, kindPackage(body), { gvks: [{ group: body.group, kind: body.kind, version: body.version }] });

@@ -1,11 +1,11 @@
 /** rbac/v1 RoleBinding (namespaced) and ClusterRoleBinding: who holds a Role or ClusterRole. */
 import { fieldErrors } from '../../status/status-error.js';
-import { allVerbs, defaultUnknownFieldLabelMessage, type KindDeclaration } from '../kind.js';
+import { allVerbs, builtinKind, defaultUnknownFieldLabelMessage, type KindDeclaration } from '../kind.js';
 import { typeAndMeta, type KObject } from '../meta.js';
 import { ageColumn, nameColumn } from '../printing.js';
-import { s } from '../schema.js';
+import { s } from '../schema/builtin-structural.js';
 import { validateObjectMeta, validateObjectMetaUpdate } from '../validation/names.js';
-import { defaultBinding, rbacGroup, roleRefSchema, subjectSchema, validateBindingBody, type RoleRef, type Subject } from './policy.js';
+import { defaultBinding, rbacGroup, roleRefStructural, subjectStructural, validateBindingBody, type RoleRef, type Subject } from './policy.js';
 
 export interface BindingObject extends KObject { roleRef: RoleRef; subjects?: Subject[] }
 
@@ -26,13 +26,13 @@ const bindingColumns = [
 
 function bindingKind(kind: 'RoleBinding' | 'ClusterRoleBinding', namespaced: boolean, description: string): KindDeclaration {
   const validateBody = (obj: KObject) => validateBindingBody((obj as BindingObject).roleRef, (obj as BindingObject).subjects, namespaced);
-  const declaration: KindDeclaration = {
+  return builtinKind({
     group: rbacGroup, version: 'v1', kind, listKind: `${kind}List`, resource: `${kind.toLowerCase()}s`, singular: kind.toLowerCase(),
     shortNames: [], namespaced, verbs: allVerbs, nameRule: 'pathSegment',
-    schema: s.struct(kind, typeAndMeta({
-      subjects: s.atomicList(subjectSchema, 'Subjects holds references to the objects the role applies to.'),
-      roleRef: roleRefSchema,
-    }), description),
+    structural: s.struct(kind, typeAndMeta({
+      subjects: s.atomicList(subjectStructural, 'Subjects holds references to the objects the role applies to.'),
+      roleRef: roleRefStructural,
+    }), description, { proto: { metadata: 1, subjects: 2, roleRef: 3 }, required: ['roleRef'] }),
     table: bindingColumns,
     returnDeletedObject: false, allowCreateOnUpdate: true,
     fieldLabels: {}, unknownFieldLabelMessage: defaultUnknownFieldLabelMessage,
@@ -48,10 +48,7 @@ function bindingKind(kind: 'RoleBinding' | 'ClusterRoleBinding', namespaced: boo
       }
       return [...errs, ...validateBody(obj)];
     },
-  };
-  declaration.schema.proto = { metadata: 1, subjects: 2, roleRef: 3 };
-  declaration.schema.required = ['roleRef'];
-  return declaration;
+  });
 }
 
 export const roleBindingKind = bindingKind('RoleBinding', true,

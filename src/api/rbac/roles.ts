@@ -1,11 +1,11 @@
 /** rbac/v1 Role (namespaced) and ClusterRole (cluster-wide, optionally aggregated): sets of PolicyRules. */
 import { fieldErrors } from '../../status/status-error.js';
-import { allVerbs, defaultUnknownFieldLabelMessage, type KindDeclaration } from '../kind.js';
+import { allVerbs, builtinKind, defaultUnknownFieldLabelMessage, type KindDeclaration } from '../kind.js';
 import { typeAndMeta, type KObject } from '../meta.js';
 import { creationTimestampDescription, nameColumn } from '../printing.js';
-import { s, type StructSchema } from '../schema.js';
+import { s } from '../schema/builtin-structural.js';
 import { validateObjectMeta, validateObjectMetaUpdate } from '../validation/names.js';
-import { policyRuleSchema, rbacGroup, validateRules, type PolicyRule } from './policy.js';
+import { policyRuleStructural, rbacGroup, validateRules, type PolicyRule } from './policy.js';
 
 export interface LabelSelectorSpec {
   matchLabels?: Record<string, string>;
@@ -14,25 +14,23 @@ export interface LabelSelectorSpec {
 export interface RoleObject extends KObject { rules?: PolicyRule[] }
 export interface ClusterRoleObject extends RoleObject { aggregationRule?: { clusterRoleSelectors?: LabelSelectorSpec[] } }
 
-const labelSelectorRequirementSchema: StructSchema = s.struct('LabelSelectorRequirement', {
+const labelSelectorRequirement = s.struct('LabelSelectorRequirement', {
   key: s.string('key is the label key that the selector applies to.'),
   operator: s.string("operator represents a key's relationship to a set of values. Valid operators are In, NotIn, Exists and DoesNotExist."),
   values: s.atomicList(s.string(), 'values is an array of string values.'),
-}, 'A label selector requirement is a selector that contains values, a key, and an operator that relates the key and values.');
-labelSelectorRequirementSchema.proto = { key: 1, operator: 2, values: 3 };
-labelSelectorRequirementSchema.required = ['key', 'operator'];
+}, 'A label selector requirement is a selector that contains values, a key, and an operator that relates the key and values.', {
+  proto: { key: 1, operator: 2, values: 3 },
+  required: ['key', 'operator'],
+});
 
-const labelSelectorSchema: StructSchema = s.struct('LabelSelector', {
+const labelSelector = s.struct('LabelSelector', {
   matchLabels: s.map(s.string(), 'matchLabels is a map of {key,value} pairs.'),
-  matchExpressions: s.atomicList(labelSelectorRequirementSchema, 'matchExpressions is a list of label selector requirements. The requirements are ANDed.'),
-}, 'A label selector is a label query over a set of resources.');
-labelSelectorSchema.proto = { matchLabels: 1, matchExpressions: 2 };
-labelSelectorSchema.structType = 'atomic';
+  matchExpressions: s.atomicList(labelSelectorRequirement, 'matchExpressions is a list of label selector requirements. The requirements are ANDed.'),
+}, 'A label selector is a label query over a set of resources.', { proto: { matchLabels: 1, matchExpressions: 2 }, atomic: true });
 
-const aggregationRuleSchema: StructSchema = s.struct('AggregationRule', {
-  clusterRoleSelectors: s.atomicList(labelSelectorSchema, "ClusterRoleSelectors holds a list of selectors which will be used to find ClusterRoles and create the rules. If any of the selectors match, then the ClusterRole's permissions will be added"),
-}, 'AggregationRule describes how to locate ClusterRoles to aggregate into the ClusterRole');
-aggregationRuleSchema.proto = { clusterRoleSelectors: 1 };
+const aggregationRule = s.struct('AggregationRule', {
+  clusterRoleSelectors: s.atomicList(labelSelector, "ClusterRoleSelectors holds a list of selectors which will be used to find ClusterRoles and create the rules. If any of the selectors match, then the ClusterRole's permissions will be added"),
+}, 'AggregationRule describes how to locate ClusterRoles to aggregate into the ClusterRole', { proto: { clusterRoleSelectors: 1 } });
 
 const rulesDescription = (scope: string) => `Rules holds all the PolicyRules for this ${scope}`;
 // kubectl prints roles as NAME and CREATED AT (the timestamp, not an age)
@@ -45,17 +43,16 @@ const common = {
   fieldLabels: {}, unknownFieldLabelMessage: defaultUnknownFieldLabelMessage,
 };
 
-export const roleKind: KindDeclaration = {
+export const roleKind: KindDeclaration = builtinKind({
   ...common, kind: 'Role', listKind: 'RoleList', resource: 'roles', singular: 'role', namespaced: true,
-  schema: s.struct('Role', typeAndMeta({ rules: s.atomicList(policyRuleSchema, rulesDescription('Role')) }),
-    'Role is a namespaced, logical grouping of PolicyRules that can be referenced as a unit by a RoleBinding.'),
+  structural: s.struct('Role', typeAndMeta({ rules: s.atomicList(policyRuleStructural, rulesDescription('Role')) }),
+    'Role is a namespaced, logical grouping of PolicyRules that can be referenced as a unit by a RoleBinding.', { proto: { metadata: 1, rules: 2 } }),
   validate: (obj) => [...validateObjectMeta(obj.metadata, true, 'pathSegment'), ...validateRules((obj as RoleObject).rules, true)],
   validateUpdate: (obj, old) => [
     ...validateObjectMeta(obj.metadata, true, 'pathSegment'), ...validateObjectMetaUpdate(obj.metadata, old.metadata),
     ...validateRules((obj as RoleObject).rules, true),
   ],
-};
-roleKind.schema.proto = { metadata: 1, rules: 2 };
+});
 
 function validateAggregation(role: ClusterRoleObject) {
   if (role.aggregationRule && !role.aggregationRule.clusterRoleSelectors?.length) {
@@ -64,12 +61,14 @@ function validateAggregation(role: ClusterRoleObject) {
   return [];
 }
 
-export const clusterRoleKind: KindDeclaration = {
+export const clusterRoleKind: KindDeclaration = builtinKind({
   ...common, kind: 'ClusterRole', listKind: 'ClusterRoleList', resource: 'clusterroles', singular: 'clusterrole', namespaced: false,
-  schema: s.struct('ClusterRole', typeAndMeta({
-    rules: s.atomicList(policyRuleSchema, rulesDescription('ClusterRole')),
-    aggregationRule: aggregationRuleSchema,
-  }), 'ClusterRole is a cluster level, logical grouping of PolicyRules that can be referenced as a unit by a RoleBinding or ClusterRoleBinding.'),
+  structural: s.struct('ClusterRole', typeAndMeta({
+    rules: s.atomicList(policyRuleStructural, rulesDescription('ClusterRole')),
+    aggregationRule,
+  }), 'ClusterRole is a cluster level, logical grouping of PolicyRules that can be referenced as a unit by a RoleBinding or ClusterRoleBinding.', {
+    proto: { metadata: 1, rules: 2, aggregationRule: 3 },
+  }),
   validate: (obj) => [
     ...validateObjectMeta(obj.metadata, false, 'pathSegment'), ...validateRules((obj as ClusterRoleObject).rules, false),
     ...validateAggregation(obj as ClusterRoleObject),
@@ -78,5 +77,4 @@ export const clusterRoleKind: KindDeclaration = {
     ...validateObjectMeta(obj.metadata, false, 'pathSegment'), ...validateObjectMetaUpdate(obj.metadata, old.metadata),
     ...validateRules((obj as ClusterRoleObject).rules, false), ...validateAggregation(obj as ClusterRoleObject),
   ],
-};
-clusterRoleKind.schema.proto = { metadata: 1, rules: 2, aggregationRule: 3 };
+});

@@ -1,8 +1,9 @@
 /**
  * The structural schema custom resources declare (apiextensions' JSONSchemaProps, OpenAPI v3), read
- * from a CRD's `openAPIV3Schema`. Kubernetes' `x-kubernetes-*` extensions and ours (`x-orch-*`)
- * are the same thing: both are accepted on input and both written on output (OpenAPI), so that
- * controller-gen manifests and kubectl work unchanged.
+ * from a CRD's `openAPIV3Schema`; built-in kinds declare theirs in it too (./builtin-structural.ts).
+ * Kubernetes' `x-kubernetes-*` extensions and ours (`x-orch-*`) are the same thing: both are
+ * accepted on input and both written on output (OpenAPI), so that controller-gen manifests and
+ * kubectl work unchanged.
  */
 import { setOwn } from '../own-member.js';
 

@@ -11,6 +11,8 @@
 import protobuf from 'protobufjs';
 import { setOwn } from '../../api/own-member.js';
 import type { Schema, StructSchema } from '../../api/schema.js';
+import { s } from '../../api/schema/builtin-structural.js';
+import { internalStructOf } from '../../api/schema/to-internal.js';
 import { parseJson } from '../json.js';
 import { protobufMagic } from './encode.js';
 import { ProtobufError } from './errors.js';
@@ -295,9 +297,7 @@ export function decodeMessage(bytes: Uint8Array, schema: StructSchema): Record<s
 }
 
 const unknownFieldNames = ['', 'typeMeta', 'raw', 'contentEncoding'];
-const typeMetaSchema: StructSchema = {
-  type: 'struct', goName: 'TypeMeta', fields: { apiVersion: stringSchema, kind: stringSchema }, proto: { apiVersion: 1, kind: 2 },
-};
+const typeMetaSchema = internalStructOf(s.struct('TypeMeta', { apiVersion: s.string(), kind: s.string() }, undefined, { proto: { apiVersion: 1, kind: 2 } }));
 
 /**
  * Decodes a Kubernetes protobuf body: the magic, then runtime.Unknown whose `raw` is decoded

@@ -5,7 +5,9 @@
  * Decoded as src/config/config-file.ts reads every such file.
  */
 import { readFileSync } from 'node:fs';
-import { s, type StructSchema } from '../../../api/schema.js';
+import type { StructSchema } from '../../../api/schema.js';
+import { s } from '../../../api/schema/builtin-structural.js';
+import { internalStructOf } from '../../../api/schema/to-internal.js';
 import { decodeConfigFile } from '../../../config/config-file.js';
 
 export const configVersions = ['v1alpha1', 'v1beta1'];
@@ -47,7 +49,7 @@ export interface AuthenticationConfiguration {
 const prefixedClaimOrExpression = s.struct('PrefixedClaimOrExpression', {
   claim: s.string(), prefix: s.string(), expression: s.string(),
 });
-const configSchema: StructSchema = s.struct('AuthenticationConfiguration', {
+const configSchema: StructSchema = internalStructOf(s.struct('AuthenticationConfiguration', {
   apiVersion: s.string(),
   kind: s.string(),
   jwt: s.atomicList(s.struct('JWTAuthenticator', {
@@ -70,7 +72,7 @@ const configSchema: StructSchema = s.struct('AuthenticationConfiguration', {
     enabled: s.boolean(),
     conditions: s.atomicList(s.struct('AnonymousAuthCondition', { path: s.string() })),
   }),
-});
+}));
 
 /** The file's text as a configuration; throws with Kubernetes' wording on malformed files. */
 export function parseAuthenticationConfiguration(text: string): AuthenticationConfiguration {

@@ -4,7 +4,9 @@
  * (`--authorization-mode` and `--authorization-webhook-*`), which Kubernetes converts to the same
  * structure. Durations are Go durations; defaults are Kubernetes'.
  */
-import { s } from '../../../api/schema.js';
+import type { StructSchema } from '../../../api/schema.js';
+import { s } from '../../../api/schema/builtin-structural.js';
+import { internalStructOf } from '../../../api/schema/to-internal.js';
 import { decodeConfigFile } from '../../../config/config-file.js';
 import { parseDuration } from '../../../config/duration.js';
 import type { ServerConfig } from '../../../config/server-config.js';
@@ -38,7 +40,7 @@ export interface AuthorizationConfiguration {
   authorizers: AuthorizerConfiguration[];
 }
 
-const configSchema = s.struct('AuthorizationConfiguration', {
+const configSchema: StructSchema = internalStructOf(s.struct('AuthorizationConfiguration', {
   apiVersion: s.string(),
   kind: s.string(),
   authorizers: s.atomicList(s.struct('AuthorizerConfiguration', {
@@ -57,7 +59,7 @@ const configSchema = s.struct('AuthorizationConfiguration', {
       matchConditions: s.atomicList(s.struct('WebhookMatchCondition', { expression: s.string() })),
     }),
   })),
-});
+}));
 
 interface WrittenWebhook {
   authorizedTTL?: string; cacheAuthorizedRequests?: boolean; unauthorizedTTL?: string; cacheUnauthorizedRequests?: boolean;
