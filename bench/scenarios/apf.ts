@@ -205,7 +205,7 @@ export const scenario: Scenario = {
         within: cell(scraped, 'create', (p) => p.requestsPerSec).median >= 0.95 * cell(base, 'create', (p) => p.requestsPerSec).median
           && cell(scraped, 'get', (p) => p.requestsPerSec).median >= 0.95 * cell(base, 'get', (p) => p.requestsPerSec).median,
       }];
-      const lines = rows.map((r) => `apf ${r[0]}: creates ${r[1]}/s (p99 ${r[3]} ms), GETs ${r[5]}/s (p99 ${r[7]} ms)`);
+      const lines = rows.map((r) => `apf ${r[0]}: creates ${r[1]}/s (p99 ${r[3]} ms), GETs ${r[7]}/s (p99 ${r[9]} ms)`);
       return { lines, ratios, tables, charts, budget, figures: { concurrency: c, count, rounds, warmup, measured: Object.fromEntries(variants.map((v) => [v.name, ops.map((op) => cell(v, op, (p) => p.requestsPerSec))])), flood } };
     } finally {
       for (const run of running) { await run.load.close(); await run.server.dispose(); }

@@ -12,6 +12,7 @@ import { priorityLevelConfigurationKind } from '../api/flowcontrol/priority-leve
 import type { FlowSchemaObject, PriorityLevelConfigurationObject } from '../api/flowcontrol/types.js';
 import { storageResourceOf } from '../api/kind.js';
 import type { RequestInfo } from '../http/request-info.js';
+import { ownString } from '../store/own-string.js';
 import type { ReadModel } from '../store/read-model.js';
 import { errors, type StatusError } from '../status/status-error.js';
 import { compileSchema, distinguisherOf, schemaMatches, sortSchemas, type CompiledSchema } from './classifier.js';
@@ -192,8 +193,10 @@ export class PriorityAndFairness implements FlowController {
     for (const [name, pl] of storedLevels) {
       seen.add(name);
       let level = this.levels.get(name);
-      if (!level) { level = new Level(name, pl.metadata.uid ?? '', pl.spec); this.levels.set(name, level); }
-      level.uid = pl.metadata.uid ?? '';
+      // the UID is written in the X-*-PF-PriorityLevel-UID header of every response
+      const uid = ownString(pl.metadata.uid ?? '');
+      if (!level) { level = new Level(name, uid, pl.spec); this.levels.set(name, level); }
+      level.uid = uid;
       level.spec = pl.spec;
     }
     // a removed level keeps serving what it already admitted, then goes
