@@ -7,7 +7,7 @@ import { kubernetesGroupNames } from '../api/registry/alias.js';
 import type { FlowSchemaObject, PolicyRulesWithSubjects, Subject } from '../api/flowcontrol/types.js';
 import type { UserInfo } from '../auth/user.js';
 import type { RequestInfo } from '../http/request-info.js';
-import { ownString } from '../store/own-string.js';
+import { flatString } from '../store/flat-string.js';
 
 /** Kubernetes' group names → the served ones, so a rule naming either matches both */
 const servedGroupOf = new Map(Object.entries(kubernetesGroupNames).map(([orch, k8s]) => [k8s, orch]));
@@ -72,7 +72,7 @@ export function compileSchema(fs: FlowSchemaObject): CompiledSchema {
   return {
     name: fs.metadata.name ?? '',
     // written in the X-*-PF-FlowSchema-UID header of every response it classifies
-    uid: ownString(fs.metadata.uid ?? ''),
+    uid: flatString(fs.metadata.uid ?? ''),
     precedence: fs.spec?.matchingPrecedence ?? 1000,
     level: fs.spec?.priorityLevelConfiguration?.name ?? '',
     distinguisher: type === 'ByUser' || type === 'ByNamespace' ? type : undefined,

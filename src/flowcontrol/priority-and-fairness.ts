@@ -12,7 +12,7 @@ import { priorityLevelConfigurationKind } from '../api/flowcontrol/priority-leve
 import type { FlowSchemaObject, PriorityLevelConfigurationObject } from '../api/flowcontrol/types.js';
 import { storageResourceOf } from '../api/kind.js';
 import type { RequestInfo } from '../http/request-info.js';
-import { ownString } from '../store/own-string.js';
+import { flatString } from '../store/flat-string.js';
 import type { ReadModel } from '../store/read-model.js';
 import { errors, type StatusError } from '../status/status-error.js';
 import { compileSchema, distinguisherOf, schemaMatches, sortSchemas, type CompiledSchema } from './classifier.js';
@@ -194,7 +194,7 @@ export class PriorityAndFairness implements FlowController {
       seen.add(name);
       let level = this.levels.get(name);
       // the UID is written in the X-*-PF-PriorityLevel-UID header of every response
-      const uid = ownString(pl.metadata.uid ?? '');
+      const uid = flatString(pl.metadata.uid ?? '');
       if (!level) { level = new Level(name, uid, pl.spec); this.levels.set(name, level); }
       level.uid = uid;
       level.spec = pl.spec;
