@@ -104,8 +104,23 @@ function requestMatches(rule: CompiledRule, info: RequestInfo): boolean {
     && (r.all || r.exact.has(info.path) || r.prefixes.some((p) => info.path.startsWith(p))));
 }
 
-export function schemaMatches(schema: CompiledSchema, info: RequestInfo, user: UserInfo): boolean {
-  return schema.rules.some((rule) => subjectMatches(rule, user) && requestMatches(rule, info));
+/** A rule whose subjects match a user, with its schema. */
+export interface UserRule { schema: CompiledSchema; rule: CompiledRule }
+
+/**
+ * The rules of `schemas` (in matching order) whose subjects match `user`: what depends on the user
+ * alone, worked out once per user, so that classifying a request only matches its verb and resource.
+ */
+export function userRules(schemas: readonly CompiledSchema[], user: UserInfo): UserRule[] {
+  const out: UserRule[] = [];
+  for (const schema of schemas) for (const rule of schema.rules) if (subjectMatches(rule, user)) out.push({ schema, rule });
+  return out;
+}
+
+/** The first schema one of whose user's rules matches the request. */
+export function classify(rules: readonly UserRule[], info: RequestInfo): CompiledSchema | undefined {
+  for (const { schema, rule } of rules) if (requestMatches(rule, info)) return schema;
+  return undefined;
 }
 
 /** The flow distinguisher: the user's name, the namespace, or nothing. */

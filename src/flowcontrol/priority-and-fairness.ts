@@ -11,11 +11,12 @@ import { flowSchemaKind } from '../api/flowcontrol/flow-schema.js';
 import { priorityLevelConfigurationKind } from '../api/flowcontrol/priority-level-configuration.js';
 import type { FlowSchemaObject, PriorityLevelConfigurationObject } from '../api/flowcontrol/types.js';
 import { storageResourceOf } from '../api/kind.js';
+import type { UserInfo } from '../auth/user.js';
 import type { RequestInfo } from '../http/request-info.js';
 import { flatString } from '../store/flat-string.js';
 import type { ReadModel } from '../store/read-model.js';
 import { errors, type StatusError } from '../status/status-error.js';
-import { compileSchema, distinguisherOf, schemaMatches, sortSchemas, type CompiledSchema } from './classifier.js';
+import { classify, compileSchema, distinguisherOf, sortSchemas, userRules, type CompiledSchema, type UserRule } from './classifier.js';
 import { allocate, nominalLimits, smoothDemand, type LevelLimits, type LevelShares } from './concurrency.js';
 import type { FlowController, FlowRequest, Seat } from './flow-control.js';
 import { QueueSet, type QueuingParams, type RejectReason, type Ticket } from './queue-set.js';
@@ -77,6 +78,12 @@ export class PriorityAndFairness implements FlowController {
   private schemas: CompiledSchema[] = [];
   private catchAll!: CompiledSchema;
   private readonly levels = new Map<string, Level>();
+  /**
+   * Per user, the rules whose subjects match it. Authenticators answer the same UserInfo for a
+   * connection's certificate or a cached token, so this is worked out once per client, not per
+   * request; replaced whenever the configuration is.
+   */
+  private rulesByUser = new WeakMap<UserInfo, UserRule[]>();
   /** by priority level, then flow schema: nested maps, so that no key string is built per request */
   private readonly counters = new Map<string, Map<string, FlowCounters>>();
   /** shuffle-sharding hashes by flow schema, then distinguisher */
@@ -112,7 +119,9 @@ export class PriorityAndFairness implements FlowController {
 
   admit(request: FlowRequest): Seat | StatusError | Promise<Seat | StatusError> {
     const { info, user } = request;
-    const schema = this.schemas.find((s) => schemaMatches(s, info, user)) ?? this.catchAll;
+    let rules = this.rulesByUser.get(user);
+    if (!rules) this.rulesByUser.set(user, (rules = userRules(this.schemas, user)));
+    const schema = classify(rules, info) ?? this.catchAll;
     const level = this.levels.get(schema.level) as Level;
     request.setResponseHeader?.('X-Kubernetes-PF-FlowSchema-UID', schema.uid);
     request.setResponseHeader?.('X-Kubernetes-PF-PriorityLevel-UID', level.uid);
@@ -227,6 +236,7 @@ export class PriorityAndFairness implements FlowController {
     // a schema whose level is missing (Dangling) matches nothing
     const compiled = [...storedSchemas.values()].map(compileSchema).filter((s) => storedLevels.has(s.level));
     this.schemas = sortSchemas(compiled);
+    this.rulesByUser = new WeakMap();
     // what a request nothing matches gets (the mandatory catch-all schema, stored or not)
     this.catchAll = this.schemas.find((s) => s.name === 'catch-all') ?? compileSchema(mandatoryFlowSchemas[1]);
   }

@@ -6,6 +6,7 @@
  * other levels proceed, and two users queued on one level are served fairly.
  */
 import assert from 'node:assert/strict';
+import { Agent, get } from 'node:https';
 import { after, before, describe, it } from 'node:test';
 import { expectStatus, sleep, type Obj } from '../support/api.js';
 import { userFor } from '../support/certs.js';
@@ -201,6 +202,26 @@ describe('dispatching with priority and fairness', () => {
     await until('the configuration objects', async () => (await request(server, `${group}/flowschemas/global-default`)).status === 200);
   });
   after(async () => { await server?.dispose(); });
+
+  it('reclassifies a client on its open connection once the configuration changes', async () => {
+    const user = userFor(server, 'moved-user');
+    // one kept-alive connection: the same authenticated user object for every request on it
+    const agent = new Agent({ keepAlive: true, maxSockets: 1, ca: user.ca, cert: user.cert, key: user.key });
+    const schemaUid = () => new Promise<string>((resolve, reject) => {
+      get(`${server.url}/api/v1/namespaces/default`, { agent }, (res) => { res.resume(); res.on('end', () => resolve(String(res.headers['x-kubernetes-pf-flowschema-uid']))); }).on('error', reject);
+    });
+    try {
+      const globalDefault = (await request(server, `${group}/flowschemas/global-default`)).json;
+      assert.equal(await schemaUid(), globalDefault.metadata.uid);
+      const fs = await request(server, `${group}/flowschemas`, { method: 'POST', body: schemaFor('moved', 'workload-low', 600, [{ kind: 'User', user: { name: 'moved-user' } }]) });
+      expectStatus(fs, 201, 'schema');
+      await until('the new schema to classify the connected client', async () => (await schemaUid()) === fs.json.metadata.uid);
+      expectStatus(await request(server, `${group}/flowschemas/moved`, { method: 'DELETE' }), 200, 'delete the schema');
+      await until('global-default to classify it again', async () => (await schemaUid()) === globalDefault.metadata.uid);
+    } finally {
+      agent.destroy();
+    }
+  });
 
   it('rejects a burst beyond a tiny Reject level with 429 and Retry-After, while exempt and other levels proceed', { timeout: 120_000 }, async () => {
     expectStatus(await request(server, `${group}/prioritylevelconfigurations`, { method: 'POST', body: level('tiny', 1, { type: 'Reject' }) }), 201, 'level');

@@ -58,6 +58,13 @@ export interface UnionOptions {
  * gains system:authenticated.
  */
 export class UnionAuthenticator {
+  /**
+   * Each recognised user with system:authenticated added, made once per user object: methods
+   * answer the same object for a connection's certificate or a cached token, and so does this,
+   * which lets later stages remember per-user work (priority and fairness' subject matching).
+   */
+  private readonly authenticated = new WeakMap<UserInfo, UserInfo>();
+
   constructor(private readonly methods: readonly Authenticator[], private readonly options: UnionOptions = {}) {}
 
   async authenticate(request: AuthenticationRequest): Promise<UserInfo> {
@@ -66,7 +73,9 @@ export class UnionAuthenticator {
       const result = await method.authenticate(request);
       if (result === undefined) continue;
       if (result instanceof AuthenticationFailure) { failures.push(result); continue; }
-      return withAuthenticatedGroup(result.user);
+      let user = this.authenticated.get(result.user);
+      if (!user) this.authenticated.set(result.user, (user = withAuthenticatedGroup(result.user)));
+      return user;
     }
     const failure = aggregate(failures);
     if (!failure) {
