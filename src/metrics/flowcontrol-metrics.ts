@@ -1,7 +1,7 @@
 /**
  * apiserver_flowcontrol_*: Kubernetes 1.32's priority-and-fairness metrics. Counts and gauges are
  * read from the controller's per-flow counters and levels at each scrape; queue wait times are
- * observed as requests leave their queue (pre-bound children per flow and outcome); the seat
+ * observed as requests leave their queue (cells bound once per flow and outcome); the seat
  * utilization of each level is sampled every 100 ms (Kubernetes observes it continuously: its
  * counts are nanoseconds, ours samples; the distribution is the same).
  */

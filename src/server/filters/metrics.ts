@@ -5,7 +5,7 @@
  * APPLY, ...), scope and response code; GETs and LISTs also in apiserver_response_sizes (the
  * bytes written by the time the handler returns); watches in apiserver_longrunning_requests while they run. Label values
  * of resources the server does not serve are left empty, so arbitrary URLs cannot grow the label
- * space. Recording allocates nothing per request: label children are pre-bound per tuple.
+ * space. Recording allocates nothing per request: each label tuple's cells are bound once (bound-metrics.ts).
  */
 import type { RequestInfo } from '../../http/request-info.js';
 import type { ApiServerMetrics } from '../../metrics/apiserver-metrics.js';
