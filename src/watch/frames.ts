@@ -6,7 +6,7 @@
 import type { KObject } from '../api/meta.js';
 import { encodeWatchFrame } from '../codec/proto/encode.js';
 import { StoredObject, type ObjectChange } from '../store/read-model.js';
-import type { WatchSpec } from './watcher.js';
+import type { Watcher, WatchSpec } from './watcher.js';
 
 export type WatchEventType = 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK' | 'ERROR';
 export type WatchEncoding = 'json' | 'protobuf' | 'cbor';
@@ -18,11 +18,6 @@ export interface WatchView {
   convert(object: Readonly<KObject>): Record<string, unknown>;
   /** the conversion depends on the object version alone (not on the time, as a Table's ages do): its frames may be kept */
   perObject: boolean;
-}
-
-/** Whether a watcher's live frames come from the encoder pool (every shape the pool can rebuild). */
-export function pooled(spec: Pick<WatchSpec, 'shape'>): boolean {
-  return spec.shape !== undefined;
 }
 
 /** Merged runs of one delivery, by their first and last frame: watchers given the same run share one view. */
@@ -104,8 +99,8 @@ export function leftSelectorObject(change: ObjectChange): StoredObject {
 
 /** The frames one change may produce for watchers of one encoding, each built on first use. */
 export interface FrameSource {
-  frame(type: 'ADDED' | 'MODIFIED' | 'DELETED', spec: WatchSpec): Frame;
-  leftSelectorFrame(spec: WatchSpec): Frame;
+  frame(type: 'ADDED' | 'MODIFIED' | 'DELETED', watcher: Watcher): Frame;
+  leftSelectorFrame(watcher: Watcher): Frame;
 }
 
 /** Frames built on the front thread (JSON, CBOR, views), once per shape and shared. */
@@ -114,14 +109,14 @@ export class InlineFrames implements FrameSource {
   private left: StoredObject | undefined;
   constructor(private readonly change: ObjectChange) {}
 
-  frame(type: 'ADDED' | 'MODIFIED' | 'DELETED', spec: WatchSpec): Frame {
+  frame(type: 'ADDED' | 'MODIFIED' | 'DELETED', { spec }: Watcher): Frame {
     const key = `${spec.encoding}|${spec.view?.key ?? ''}|${type}`;
     let f = this.built.get(key);
     if (f === undefined) this.built.set(key, (f = inlineFrame(spec, type, this.change.object)));
     return f;
   }
 
-  leftSelectorFrame(spec: WatchSpec): Frame {
+  leftSelectorFrame({ spec }: Watcher): Frame {
     const key = `${spec.encoding}|${spec.view?.key ?? ''}|left`;
     let f = this.built.get(key);
     if (f === undefined) this.built.set(key, (f = inlineFrame(spec, 'DELETED', (this.left ??= leftSelectorObject(this.change)))));

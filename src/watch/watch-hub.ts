@@ -12,7 +12,7 @@ import type { ChangeLog } from './change-log.js';
 import type { EncoderPool } from './encoder-pool.js';
 import type { EncodeTask } from './encode-task.js';
 import { FlushQueue } from './flush-queue.js';
-import { InlineFrames, inlineFrame, pooled, type Frame } from './frames.js';
+import { InlineFrames, inlineFrame, type Frame } from './frames.js';
 import { PooledFrames } from './pooled-frames.js';
 import type { WatchShape } from './shape.js';
 import { Watcher, type EventSizes, type WatchSink, type WatchSpec } from './watcher.js';
@@ -164,7 +164,7 @@ export class WatchHub {
       if (this.pooledWatchers.get(change.resource) === watchers.size) continue;
       let frames: InlineFrames | undefined;
       watchers.forCandidates(indexed(change.object), change.previous && indexed(change.previous), (w) => {
-        if (!pooled(w.spec) && w.offer(change, (frames ??= new InlineFrames(change)))) this.flushes.add(w);
+        if (!w.pooled && w.offer(change, (frames ??= new InlineFrames(change)))) this.flushes.add(w);
       });
     }
     if (toPool.length > 0) this.offerPooled(toPool);
@@ -214,7 +214,7 @@ export class WatchHub {
         changes.forEach((change, i) => {
           const source = new PooledFrames(batch, i, shapeIndex.get(change.resource) as Map<string, number>);
           this.byResource.get(change.resource)?.forCandidates(indexed(change.object), change.previous && indexed(change.previous), (w) => {
-            if (pooled(w.spec) && w.offer(change, source)) this.flushes.add(w);
+            if (w.pooled && w.offer(change, source)) this.flushes.add(w);
           });
         });
       } finally {
@@ -222,7 +222,7 @@ export class WatchHub {
       }
     }).catch(() => {
       // a failure to encode or deliver ends the pooled streams of these resources: clients resume and relist
-      for (const change of changes) for (const w of [...this.byResource.get(change.resource)?.all() ?? []]) if (pooled(w.spec)) w.close();
+      for (const change of changes) for (const w of [...this.byResource.get(change.resource)?.all() ?? []]) if (w.pooled) w.close();
     });
   }
 
