@@ -63,6 +63,8 @@ interface Run {
 
 interface Load {
   watchers: number; rate: number; seconds: number; procs: number; forms: StreamForm[]; h2Sessions: number;
+  /** seconds of writes offered before measuring: the server's code paths are compiled (V8 tiers up) under the load, not during the measured seconds */
+  warmup: number;
   /** the Go load client's binary, when the run uses it instead of bench/watch-client.ts */
   goClient?: string;
 }
@@ -107,27 +109,53 @@ async function runLoad(load: Load, url: string, creds: Credentials, pid: number,
     })));
     const openedStreams = ready.reduce((a, m) => a + m.open, 0);
     log(`${openedStreams} streams open; writing`);
-    for (const c of children) c.send({ t: 'reset' });
-    const cpu0 = cpuMsOf(pid);
-    const t0 = Date.now();
-    let offered = 0;
-    let accepted = 0;
-    let failedWrites = 0;
-    const writes: Promise<void>[] = [];
-    const total = load.rate * load.seconds;
-    const marker = setInterval(() => { for (const c of children) c.send({ t: 'mark' }); }, 1000);
-    // offer writes at a steady rate, whether or not earlier ones finished
-    await new Promise<void>((resolve) => {
+    // names never repeat across phases; counts are the measured phase's alone
+    let next = 0;
+    let phase = { offered: 0, accepted: 0, failed: 0, writes: [] as Promise<void>[] };
+    // offer writes at a steady rate for `seconds`, whether or not earlier ones finished
+    const offer = (seconds: number) => new Promise<void>((resolve) => {
+      const counts = phase;
+      const start = Date.now();
+      const total = Math.round(load.rate * seconds);
       const interval = 1000 / load.rate;
       const tick = () => {
-        const due = Math.floor((Date.now() - t0) / interval);
-        while (offered < due && offered < total) writes.push(writeOne(offered++).then(() => { accepted++; }, () => { failedWrites++; }));
-        if (offered >= total) resolve(); else setTimeout(tick, Math.min(interval, 5));
+        const due = Math.floor((Date.now() - start) / interval);
+        while (counts.offered < due && counts.offered < total) {
+          counts.offered++;
+          counts.writes.push(writeOne(next++).then(() => { counts.accepted++; }, () => { counts.failed++; }));
+        }
+        if (counts.offered >= total) resolve(); else setTimeout(tick, Math.min(interval, 5));
       };
       tick();
     });
+    if (load.warmup > 0) {
+      await offer(load.warmup);
+      await Promise.race([Promise.all(phase.writes), new Promise((r) => setTimeout(r, 10_000).unref())]);
+      // the warm-up's events are delivered (or 15 s passed) before the counts are reset
+      const expected = phase.accepted * load.watchers;
+      let delivered = 0;
+      for (const until = Date.now() + 15_000; Date.now() < until;) {
+        const counts = await Promise.all(children.map((c) => {
+          const count = nextMessage<{ events: number }>(c, 'count');
+          c.send({ t: 'count' });
+          return count;
+        }));
+        delivered = counts.reduce((a, m) => a + m.events, 0);
+        if (delivered >= expected) break;
+        await new Promise((r) => setTimeout(r, 200));
+      }
+      log(`warm-up: ${phase.accepted} of ${phase.offered} writes accepted, ${delivered} of ${expected} events delivered; measuring`);
+      phase = { offered: 0, accepted: 0, failed: 0, writes: [] };
+    }
+    for (const c of children) c.send({ t: 'reset' });
+    const cpu0 = cpuMsOf(pid);
+    const t0 = Date.now();
+    const marker = setInterval(() => { for (const c of children) c.send({ t: 'mark' }); }, 1000);
+    await offer(load.seconds);
+    const { offered, writes } = phase;
     // a write the server never answers must not hang the run: wait at most 10 s for the last ones
     const answered = await Promise.race([Promise.all(writes).then(() => true), new Promise<boolean>((r) => setTimeout(() => r(false), 10_000).unref())]);
+    const { accepted, failed: failedWrites } = phase;
     const unansweredWrites = answered ? 0 : offered - accepted - failedWrites;
     if (unansweredWrites) log(`${unansweredWrites} of ${offered} writes still unanswered 10 s after the last was offered`);
     if (failedWrites) log(`${failedWrites} of ${offered} writes failed`);
@@ -194,10 +222,10 @@ async function baseline(load: Load, target: FanoutTarget, creds: Credentials, se
 export const scenario: Scenario = {
   name: 'watch-fanout',
   description: 'N watchers over TLS held by separate load processes while a writer offers 100 creates/s (ServiceAccounts, or custom resources with --cr 1); baseline: a bare Node TLS server writing pre-encoded frames to the same streams.',
-  defaults: { watchers: [1_000, 5_000], rate: [100], seconds: [10], procs: [2], protobuf: [0], table: [0], h2: [0], go: [0], cr: [0] },
-  smoke: { watchers: [20, 60], rate: [20], seconds: [2], procs: [1], protobuf: [50], table: [10], h2: [0], go: [0], cr: [0] },
+  defaults: { watchers: [1_000, 5_000], rate: [100], seconds: [10], warmup: [2], procs: [2], protobuf: [0], table: [0], h2: [0], go: [0], cr: [0] },
+  smoke: { watchers: [20, 60], rate: [20], seconds: [2], warmup: [1], procs: [1], protobuf: [50], table: [10], h2: [0], go: [0], cr: [0] },
   help: {
-    watchers: 'watch streams (list)', rate: 'creates offered per second', seconds: 'how long the writer offers', procs: 'load processes holding the streams',
+    watchers: 'watch streams (list)', rate: 'creates offered per second', seconds: 'how long the writer offers (measured)', warmup: 'seconds of writes offered first, not measured (V8 compiles the hot paths under load)', procs: 'load processes holding the streams',
     protobuf: 'percent of streams in protobuf (multiple of 5)', table: 'percent of streams asking for Tables', h2: 'HTTP/2 sessions carrying all streams (0: one HTTP/1.1 connection each)',
     go: '1: the load processes are bench/go-watch-client (built with `go`), 0: bench/watch-client.ts',
     cr: '1: watch and create Widgets, a custom resource (20-field schema, 3 CEL rules; needs --protobuf 0), 0: ServiceAccounts',
@@ -208,7 +236,7 @@ export const scenario: Scenario = {
     // as kube-apiserver, the server answers 406 to a protobuf watch of a custom resource
     if (target === widgets && optional('protobuf') !== 0) throw new Error(`--cr 1 needs --protobuf 0: custom resources are not served in protobuf (406), got --protobuf ${optional('protobuf')}`);
     const load0 = {
-      rate: one(ctx.sizes, 'rate'), seconds: one(ctx.sizes, 'seconds'), procs: one(ctx.sizes, 'procs'),
+      rate: one(ctx.sizes, 'rate'), seconds: one(ctx.sizes, 'seconds'), warmup: optional('warmup'), procs: one(ctx.sizes, 'procs'),
       forms: formsOf(optional('protobuf'), optional('table')), h2Sessions: optional('h2'),
       goClient: optional('go') ? buildGoClient() : undefined,
     };
