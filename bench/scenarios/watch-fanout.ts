@@ -92,7 +92,8 @@ function formsOf(protobufPercent: number, tablePercent: number): StreamForm[] {
   return forms;
 }
 
-async function runLoad(load: Load, url: string, creds: Credentials, pid: number, writeOne: (i: number) => Promise<void>, log: (l: string) => void): Promise<Run> {
+/** `measuring` is told when the measured phase starts (after the warm-up). */
+async function runLoad(load: Load, url: string, creds: Credentials, pid: number, writeOne: (i: number) => Promise<void>, log: (l: string) => void, measuring?: () => void): Promise<Run> {
   const children: ChildProcess[] = [];
   try {
     for (let p = 0; p < load.procs; p++) {
@@ -148,6 +149,7 @@ async function runLoad(load: Load, url: string, creds: Credentials, pid: number,
       phase = { offered: 0, accepted: 0, failed: 0, writes: [] };
     }
     for (const c of children) c.send({ t: 'reset' });
+    measuring?.();
     const cpu0 = cpuMsOf(pid);
     const t0 = Date.now();
     const marker = setInterval(() => { for (const c of children) c.send({ t: 'mark' }); }, 1000);
@@ -261,7 +263,7 @@ export const scenario: Scenario = {
           const status = await post(target.createPath, target.createBody(i, sent));
           if (status !== 201) throw new Error(`create: ${status}`);
           writeMs.push(Date.now() - sent);
-        }, (l) => ctx.log(`watch-fanout ${watchers} watchers: ${l}`));
+        }, (l) => ctx.log(`watch-fanout ${watchers} watchers: ${l}`), () => { writeMs.length = 0; });
         ctx.log(`watch-fanout ${watchers} watchers: ours done (${fmt(ours.eventsPerSec)} events/s); baseline next`);
         const pki = `${server.dataDir}/pki`;
         const base = comparable
