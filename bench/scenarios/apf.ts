@@ -127,18 +127,27 @@ export const scenario: Scenario = {
       // every round of every server of the variant
       const cell = (v: Variant, op: Op, pick: (p: Cells[Op]) => number): Spread => spread(measured.flatMap((m) => (m.get(v.name) ?? []).map((cells) => pick(cells[op]))));
       const base = variants[0];
+      /**
+       * The variant against APF off round by round (each round measures every server back to
+       * back), the median of those ratios: the machine's drift between rounds, often larger than
+       * the effect, cancels out of each ratio.
+       */
+      const paired = (v: Variant, op: Op, pick: (p: Cells[Op]) => number): Spread => spread(measured.map((m) => {
+        const of = (w: Variant) => spread((m.get(w.name) ?? []).map((cells) => pick(cells[op]))).median;
+        return of(v) / of(base);
+      }));
       const ratios: Ratio[] = [];
       const rows: (string | number)[][] = variants.map((v) => {
         const row: (string | number)[] = [v.name];
         for (const op of ops) {
           const rps = cell(v, op, (p) => p.requestsPerSec);
-          const b = cell(base, op, (p) => p.requestsPerSec);
           const cpu = cell(v, op, (p) => p.cpuUs);
-          const cpuBase = cell(base, op, (p) => p.cpuUs);
-          row.push(fmt(rps.median), `±${fmt(rps.spreadPct)}%`, fmt(cell(v, op, (p) => p.latencyMs.p99).median), fmt(rps.median / b.median), fmt(cpu.median), fmt(cpu.median / cpuBase.median));
+          const rpsVsOff = paired(v, op, (p) => p.requestsPerSec);
+          const cpuVsOff = paired(v, op, (p) => p.cpuUs);
+          row.push(fmt(rps.median), `±${fmt(rps.spreadPct)}%`, fmt(cell(v, op, (p) => p.latencyMs.p99).median), `${fmt(rpsVsOff.median)} ±${fmt(rpsVsOff.spreadPct)}%`, fmt(cpu.median), `${fmt(cpuVsOff.median)} ±${fmt(cpuVsOff.spreadPct)}%`);
           if (v !== base) {
-            ratios.push(ratio(`${op} c${c} requests/s, ${v.name} vs APF off`, rps.median, b.median, 'higher'));
-            ratios.push(ratio(`${op} c${c} server CPU per request, ${v.name} vs APF off`, cpu.median, cpuBase.median, 'lower'));
+            ratios.push(ratio(`${op} c${c} requests/s, ${v.name} vs APF off (median of per-round ratios)`, rpsVsOff.median, 1, 'higher'));
+            ratios.push(ratio(`${op} c${c} server CPU per request, ${v.name} vs APF off (median of per-round ratios)`, cpuVsOff.median, 1, 'lower'));
           }
         }
         return row;
@@ -179,8 +188,8 @@ export const scenario: Scenario = {
       ratios.push(ratio(`well-behaved user's GET p99 while another floods (c${floodConcurrency}): APF on vs off`, on.calm.latencyMs.p99, off.calm.latencyMs.p99, 'lower'));
       const tables: Table[] = [
         {
-          title: `ServiceAccount creates then GETs by one ordinary user (global-default level) at concurrency ${c}: median of ${rounds} rounds of ${count} each on each of ${replicas} server(s) per variant, after ${warmup} warm-up round(s)`,
-          columns: ['server', 'creates/s', 'spread', 'create p99 ms', 'creates vs off', 'server µs/create', 'CPU vs off', 'GETs/s', 'spread', 'GET p99 ms', 'GETs vs off', 'server µs/GET', 'CPU vs off'],
+          title: `ServiceAccount creates then GETs by one ordinary user (global-default level) at concurrency ${c}: median of ${rounds} rounds of ${count} each on each of ${replicas} server(s) per variant, after ${warmup} warm-up round(s); "vs off": the median over rounds of each round's ratio to APF off, ± its spread`,
+          columns: ['server', 'creates/s', 'spread', 'create p99 ms', 'creates vs off (per round)', 'server µs/create', 'CPU vs off (per round)', 'GETs/s', 'spread', 'GET p99 ms', 'GETs vs off (per round)', 'server µs/GET', 'CPU vs off (per round)'],
           rows,
         },
         {
@@ -198,12 +207,13 @@ export const scenario: Scenario = {
         ],
       }];
       const scraped = variants[2];
+      const scrapedCreates = paired(scraped, 'create', (p) => p.requestsPerSec).median;
+      const scrapedGets = paired(scraped, 'get', (p) => p.requestsPerSec).median;
       const budget = [{
         what: 'GETs and creates with APF on and /metrics scraped every second: under 5% cost',
-        target: '≥ 0.95 of APF off',
-        measured: `creates ${fmt(cell(scraped, 'create', (p) => p.requestsPerSec).median / cell(base, 'create', (p) => p.requestsPerSec).median)}, GETs ${fmt(cell(scraped, 'get', (p) => p.requestsPerSec).median / cell(base, 'get', (p) => p.requestsPerSec).median)}`,
-        within: cell(scraped, 'create', (p) => p.requestsPerSec).median >= 0.95 * cell(base, 'create', (p) => p.requestsPerSec).median
-          && cell(scraped, 'get', (p) => p.requestsPerSec).median >= 0.95 * cell(base, 'get', (p) => p.requestsPerSec).median,
+        target: '≥ 0.95 of APF off (median of per-round ratios)',
+        measured: `creates ${fmt(scrapedCreates)}, GETs ${fmt(scrapedGets)}`,
+        within: scrapedCreates >= 0.95 && scrapedGets >= 0.95,
       }];
       const lines = rows.map((r) => `apf ${r[0]}: creates ${r[1]}/s (p99 ${r[3]} ms), GETs ${r[7]}/s (p99 ${r[9]} ms)`);
       return { lines, ratios, tables, charts, budget, figures: { concurrency: c, count, rounds, warmup, measured: Object.fromEntries(variants.map((v) => [v.name, ops.map((op) => cell(v, op, (p) => p.requestsPerSec))])), flood } };
