@@ -42,6 +42,10 @@ export class FrontDoor {
       requestCert: true,
       rejectUnauthorized: false, // an unverified certificate is a 401 decided per request, not a TLS failure
       allowHTTP1: true,
+      // TCP_NODELAY, as Go sets on every connection: with Nagle's algorithm the last piece of a
+      // response written in several (a list page, a chunked body) waited for the client's delayed
+      // ACK, ~40 ms (docs/decisions.md). Node's https server sets it; its HTTP/2 server does not
+      noDelay: true,
       settings: { maxConcurrentStreams: 1000 },
       // a session's watch streams may hold up to the connection's unsent-byte budget (16 MiB by
       // default); past Node's default of 10 MB the session would refuse new streams (client-go
