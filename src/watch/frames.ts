@@ -6,6 +6,7 @@
 import type { KObject } from '../api/meta.js';
 import { encodeWatchFrame } from '../codec/proto/encode.js';
 import { StoredObject, type ObjectChange } from '../store/read-model.js';
+import { slotIndex } from './encode-task.js';
 import type { Watcher, WatchSpec } from './watcher.js';
 
 export type WatchEventType = 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK' | 'ERROR';
@@ -103,23 +104,35 @@ export interface FrameSource {
   leftSelectorFrame(watcher: Watcher): Frame;
 }
 
-/** Frames built on the front thread (JSON, CBOR, views), once per shape and shared. */
+/**
+ * The frames of one change built so far, by watcher key (`Watcher.frameKey`) and slot (the
+ * pool's `slotIndex`: ADDED, MODIFIED, DELETED, left the selector). Asked once
+ * per change and watcher, so a lookup builds no key string: the watcher's key, made once per
+ * watch, finds the frames of its four slots.
+ */
+export class FrameSlots {
+  private readonly byKey = new Map<string, Array<Frame | undefined>>();
+
+  of(key: string): Array<Frame | undefined> {
+    let slots = this.byKey.get(key);
+    if (!slots) this.byKey.set(key, (slots = [undefined, undefined, undefined, undefined]));
+    return slots;
+  }
+}
+
+/** Frames built on the front thread (JSON, CBOR, views), once per encoding and view and shared. */
 export class InlineFrames implements FrameSource {
-  private readonly built = new Map<string, Frame>();
+  private readonly built = new FrameSlots();
   private left: StoredObject | undefined;
   constructor(private readonly change: ObjectChange) {}
 
-  frame(type: 'ADDED' | 'MODIFIED' | 'DELETED', { spec }: Watcher): Frame {
-    const key = `${spec.encoding}|${spec.view?.key ?? ''}|${type}`;
-    let f = this.built.get(key);
-    if (f === undefined) this.built.set(key, (f = inlineFrame(spec, type, this.change.object)));
-    return f;
+  frame(type: 'ADDED' | 'MODIFIED' | 'DELETED', w: Watcher): Frame {
+    const slots = this.built.of(w.frameKey);
+    return (slots[slotIndex[type]] ??= inlineFrame(w.spec, type, this.change.object));
   }
 
-  leftSelectorFrame({ spec }: Watcher): Frame {
-    const key = `${spec.encoding}|${spec.view?.key ?? ''}|left`;
-    let f = this.built.get(key);
-    if (f === undefined) this.built.set(key, (f = inlineFrame(spec, 'DELETED', (this.left ??= leftSelectorObject(this.change)))));
-    return f;
+  leftSelectorFrame(w: Watcher): Frame {
+    const slots = this.built.of(w.frameKey);
+    return (slots[slotIndex.LEFT] ??= inlineFrame(w.spec, 'DELETED', (this.left ??= leftSelectorObject(this.change))));
   }
 }

@@ -63,8 +63,13 @@ export class Watcher {
   private readonly startRevision: number;
   private readonly pathPrefix: string | undefined;
   private readonly matches: WatchSpec['matches'];
-  /** the key of the pool-encoded shape its live frames come in; undefined when framed on the front thread */
-  readonly shapeKey: string | undefined;
+  /** its live frames come from the encoder pool */
+  readonly pooled: boolean;
+  /**
+   * What its frames are shared under among the watchers of a change: the pool-encoded shape's key,
+   * or (framed on the front thread) its encoding and view
+   */
+  readonly frameKey: string;
   private pending: Frame[] = [];
   /** in the hub's flush queue (at most once) */
   queued = false;
@@ -81,11 +86,9 @@ export class Watcher {
     this.startRevision = spec.startRevision;
     this.pathPrefix = spec.pathPrefix;
     this.matches = spec.matches;
-    this.shapeKey = spec.shape?.key;
+    this.pooled = spec.shape !== undefined;
+    this.frameKey = spec.shape?.key ?? `${spec.encoding}|${spec.view?.key ?? ''}`;
   }
-
-  /** Its live frames come from the encoder pool. */
-  get pooled(): boolean { return this.shapeKey !== undefined; }
 
   /** Queues the frame (if any) this change means for this watcher, by the cacher's selector rules. */
   offer(change: ObjectChange, frames: FrameSource): boolean {
