@@ -16,8 +16,8 @@ export interface FlowRequest {
   query?: URLSearchParams;
   /** response headers naming the classification (X-Kubernetes-PF-*), set on every answer */
   setResponseHeader?(name: string, value: string): void;
-  /** resolves if the client leaves while the request still waits */
-  cancelled?: Promise<unknown>;
+  /** resolves once the response is handed off, or the client left: a request still waiting then is dropped */
+  handedOff?(): Promise<unknown>;
 }
 
 export interface FlowController {

@@ -89,8 +89,11 @@ export class QueueSet {
     this.dispatchAsMuchAsPossible();
   }
 
-  /** Asks for `width` seats for a request of the flow whose hash is given. */
-  admit(flowHash: bigint, width: number, cancelled?: Promise<unknown>): Admission {
+  /**
+   * Asks for `width` seats for a request of the flow whose hash is given. `cancelled` is called
+   * only if the request has to wait: its promise resolves when the client left.
+   */
+  admit(flowHash: bigint, width: number, cancelled?: () => Promise<unknown>): Admission {
     this.advanceR();
     if (!this.params) return this.fits(width) ? this.start(width, undefined) : 'concurrency-limit';
     const queue = this.shortestQueueOf(this.handOf(flowHash));
@@ -113,7 +116,7 @@ export class QueueSet {
       queue.waitingSeats += width;
       this.waitingRequests++;
       this.waitingSeats += width;
-      void cancelled?.then(() => this.dropWaiter(waiter, 'cancelled'));
+      void cancelled?.().then(() => this.dropWaiter(waiter, 'cancelled'));
       this.dispatchAsMuchAsPossible();
     });
   }

@@ -61,7 +61,11 @@ export class Exchange {
   audit: AuditCapture | undefined;
   private negotiatedCache: Negotiated | undefined;
   private outletCache: Outlet | undefined;
-  private readonly handedOffPromise: Promise<void>;
+  /** headers the pipeline's filters give every answer (Audit-Id, flow-control UIDs): name, value, … */
+  private readonly pipelineHeaders: string[] = [];
+  /** the response was handed to the socket, or its stream closed */
+  private isHandedOff = false;
+  private handOffWaiters: (() => void)[] | undefined;
 
   constructor(
     readonly req: Request,
@@ -72,18 +76,42 @@ export class Exchange {
     readonly options: ExchangeOptions,
   ) {
     // listened for from the start: a response can finish before anyone asks. An HTTP/2 stream
-    // finishes once its data is written to the session's socket, an HTTP/1.1 response once its
-    // last bytes are handed to the operating system; either closes when the client goes away.
-    const finishing = 'stream' in res ? res.stream : res;
-    this.handedOffPromise = new Promise((resolve) => {
-      finishing.once('finish', resolve);
-      finishing.once('close', resolve);
-    });
+    // finishes once its data is written to the session's socket; an HTTP/1.1 response closes the
+    // tick after its last bytes are handed to the operating system. Either closes when the client
+    // goes away. One listener per event serves every party (seat, GOAWAY, output budget): a
+    // listener apiece cost a GET a few microseconds.
+    if ('stream' in res) res.stream.on('finish', () => this.handOff());
+    res.on('close', () => { this.handOff(); this.outletCache?.release(); });
   }
 
-  /** Resolves once the response body has been handed to the socket, or the stream was closed or cut. */
-  handedOff(): Promise<void> {
-    return this.handedOffPromise;
+  private handOff(): void {
+    if (this.isHandedOff) return;
+    this.isHandedOff = true;
+    const waiters = this.handOffWaiters;
+    this.handOffWaiters = undefined;
+    if (waiters) for (const fn of waiters) fn();
+  }
+
+  /** Calls `fn` once the response body has been handed to the socket, or the stream was closed or cut (at once if it was). */
+  whenHandedOff(fn: () => void): void {
+    if (this.isHandedOff) fn();
+    else (this.handOffWaiters ??= []).push(fn);
+  }
+
+  /** A header every answer to this request carries, written with the others by `writeHead`. */
+  setHeader(name: string, value: string): void {
+    if (!this.sent) this.pipelineHeaders.push(name, value);
+  }
+
+  /**
+   * Writes the status line and headers, the pipeline's among them, in one call: Node's fast path
+   * (a `setHeader` before it would send every header through `setHeader`). `headers` is the
+   * caller's own object; the pipeline's are added to it.
+   */
+  writeHead(status: number, headers: Record<string, string | string[]>): void {
+    const extra = this.pipelineHeaders;
+    for (let i = 0; i < extra.length; i += 2) headers[extra[i]] = extra[i + 1];
+    this.res.writeHead(status, headers);
   }
 
   /** Bytes of the response body written through the output budget so far; -1 when nothing was. */
@@ -102,8 +130,8 @@ export class Exchange {
       const socket = (this.req as IncomingMessage).socket;
       outlet = this.options.output.outlet(socket, () => socket.destroy());
     }
+    // released when the response closes (the constructor's listener)
     if (this.gone) outlet.release();
-    else res.once('close', () => outlet.release());
     return (this.outletCache = outlet);
   }
 
@@ -183,7 +211,7 @@ export class Exchange {
   private begin(status: number, h: Record<string, string | string[]>): boolean {
     this.responding = true;
     if (this.gone) return false;
-    this.res.writeHead(status, h);
+    this.writeHead(status, h);
     if (this.req.method !== 'HEAD') return true;
     this.res.end();
     return false;

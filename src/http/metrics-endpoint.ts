@@ -17,7 +17,7 @@ export class MetricsEndpoint {
     if (ex.path !== '/metrics') return false;
     if (ex.req.method !== 'GET' && ex.req.method !== 'HEAD') throw errors.methodNotAllowed();
     void this.source.exposition().then(({ contentType, text }) => {
-      ex.res.writeHead(200, { 'content-type': contentType, 'content-length': String(Buffer.byteLength(text)) });
+      ex.writeHead(200, { 'content-type': contentType, 'content-length': String(Buffer.byteLength(text)) });
       if (ex.req.method === 'HEAD') ex.res.end(); else ex.res.end(text);
     }, (err: unknown) => ex.sendError(err));
     return true;

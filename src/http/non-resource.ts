@@ -59,7 +59,7 @@ export class NonResourceHandler {
     for (const endpoint of this.health) {
       const answer = endpoint.handle(path, ex.query);
       if (answer) {
-        ex.res.writeHead(answer.status, answer.headers);
+        ex.writeHead(answer.status, { ...answer.headers });
         ex.res.end(answer.body);
         return true;
       }
@@ -92,11 +92,11 @@ export class NonResourceHandler {
     const body = doc.bodies.get(group) as string;
     const headers = { 'content-type': aggregatedDiscoveryMediaType.replace('apidiscovery.orch.io', group), etag: doc.etag, vary: 'Accept', 'cache-control': 'public' };
     if (header(ex.req, 'if-none-match') === doc.etag) {
-      ex.res.writeHead(304, headers);
+      ex.writeHead(304, headers);
       ex.res.end();
       return true;
     }
-    ex.res.writeHead(200, { ...headers, 'content-length': String(Buffer.byteLength(body)) });
+    ex.writeHead(200, { ...headers, 'content-length': String(Buffer.byteLength(body)) });
     ex.res.end(body);
     return true;
   }

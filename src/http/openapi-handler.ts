@@ -72,7 +72,7 @@ export class OpenApiHandler {
     const asked = ex.query.get('hash');
     if (asked !== null && asked !== doc.hash) {
       // a stale link: send the client to the document as it is now
-      ex.res.writeHead(301, { location: `/openapi/v3/${key}?hash=${doc.hash}`, 'cache-control': 'no-cache, private' });
+      ex.writeHead(301, { location: `/openapi/v3/${key}?hash=${doc.hash}`, 'cache-control': 'no-cache, private' });
       ex.res.end();
       return true;
     }
@@ -86,7 +86,7 @@ export class OpenApiHandler {
     if (!acceptsJson(header(ex.req, 'accept'))) throw errors.notAcceptable(['application/json']);
     const etag = `"${doc.hash}"`;
     if (header(ex.req, 'if-none-match') === etag) {
-      ex.res.writeHead(304, { etag, ...headers });
+      ex.writeHead(304, { etag, ...headers });
       ex.res.end();
       return true;
     }

@@ -259,7 +259,7 @@ export function httpTransport(ex: Exchange, contentType: string): WatchTransport
   const stream = 'stream' in ex.res ? ex.res.stream : undefined;
   return {
     open() {
-      res.writeHead(200, { 'content-type': contentType, 'cache-control': 'no-cache, private' });
+      ex.writeHead(200, { 'content-type': contentType, 'cache-control': 'no-cache, private' });
       if (!stream) res.flushHeaders();
       const outlet = ex.outlet;
       const sizes = writeSizes(ex.options.output.options.perConnection);

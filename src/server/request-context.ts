@@ -28,8 +28,6 @@ export class RequestContext {
   impersonator: UserInfo | undefined;
   /** set by the audit filter */
   audit: AuditContext | undefined;
-  /** resolves when the response has been handed to the socket (or the client left) */
-  readonly handedOff: Promise<void>;
 
   constructor(
     readonly req: Request,
@@ -41,14 +39,26 @@ export class RequestContext {
     readonly upgrade: Upgrade | undefined,
     /** wall-clock milliseconds the request arrived */
     readonly receivedAt: number,
-  ) {
-    // HTTP/2: handed off when the stream's data reached the socket (the exchange knows how to tell)
-    this.handedOff = exchange ? exchange.handedOff() : Promise.resolve();
+  ) {}
+
+  /**
+   * Calls `fn` once the response has been handed to the socket or the client left (HTTP/2: once
+   * the stream's data reached the session's socket; the exchange knows how to tell). An upgrade
+   * has no response to wait for.
+   */
+  whenHandedOff(fn: () => void): void {
+    if (this.exchange) this.exchange.whenHandedOff(fn);
+    else fn();
+  }
+
+  /** `whenHandedOff` as a promise. */
+  handedOff(): Promise<void> {
+    return new Promise((resolve) => this.whenHandedOff(resolve));
   }
 
   /** A response header every answer carries (Audit-Id, the flow-control UIDs). */
   setResponseHeader(name: string, value: string): void {
-    if (this.exchange) { if (!this.exchange.res.headersSent) this.exchange.res.setHeader(name, value); }
+    if (this.exchange) this.exchange.setHeader(name, value);
     else this.upgrade?.headers.set(name, value);
   }
 }

@@ -35,7 +35,8 @@ function context(path: string): RequestContext {
   const res = Object.assign(new EventEmitter(), { headersSent: false, writableFinished: false, destroyed: false, statusCode: 200, setHeader() {} });
   const ex = {
     res, audit: undefined,
-    handedOff: () => new Promise<void>((resolve) => { res.once('finish', resolve); res.once('close', resolve); }),
+    whenHandedOff(fn: () => void) { res.once('finish', fn); },
+    setHeader() {},
     get sent() { return res.headersSent; },
     sendError(this: Exchange, err: StatusError) { this.audit?.responseStatus(err.code, err.toStatus()); res.headersSent = true; },
   } as unknown as Exchange;

@@ -25,9 +25,10 @@ function fakeContext(path = '/api/v1/namespaces/default/serviceaccounts', query 
     end() { this.writableEnded = true; },
     setHeader() {},
   });
-  const handedOff = new Promise<void>((resolve) => { res.once('finish', resolve); res.once('close', resolve); });
   const ex = {
-    res, get sent() { return res.headersSent; }, sendError(err: StatusError) { res.answered = err; res.headersSent = true; }, handedOff: () => handedOff,
+    res, get sent() { return res.headersSent; }, sendError(err: StatusError) { res.answered = err; res.headersSent = true; },
+    whenHandedOff(fn: () => void) { res.once('finish', fn); },
+    setHeader() {},
   } as unknown as Exchange;
   const req = { method: 'GET', headers: {}, url: path } as never;
   const ctx = new RequestContext(req, path, new URLSearchParams(query), undefined, ex, undefined, Date.now());

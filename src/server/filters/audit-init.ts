@@ -10,10 +10,10 @@ import type { Filter } from '../filter.js';
 /** a client-sent ID is kept only when it is a plain header token (it is echoed back in a header) */
 const acceptableAuditId = /^[\x21-\x7e]{1,128}$/;
 
-export const auditInitFilter: Filter = async (ctx, next) => {
+export const auditInitFilter: Filter = (ctx, next) => {
   const sent = ctx.req.headers['audit-id'];
   const id = typeof sent === 'string' && acceptableAuditId.test(sent) ? sent : randomUUID();
   ctx.audit = new AuditContext(id);
   ctx.setResponseHeader('Audit-Id', id);
-  await next();
+  return next(ctx);
 };

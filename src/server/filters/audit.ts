@@ -41,7 +41,7 @@ export function auditFilter(auditor: Auditor): Filter {
   return async (ctx, next) => {
     const audit = ctx.audit as AuditContext;
     audit.begin(auditor.evaluate(ctx.info, ctx.user), requestFacts(ctx));
-    if (!audit.recording) { await next(); return; }
+    if (!audit.recording) { await next(ctx); return; }
 
     if (!(await auditor.processStage(audit, 'RequestReceived'))) {
       auditor.metrics.requestsRejectedTotal++;
@@ -60,7 +60,7 @@ export function auditFilter(auditor: Auditor): Filter {
     if (ex && longRunning) onHeaders(ex.res, (code) => { audit.responseCode(code); stage('ResponseStarted'); });
 
     try {
-      await next();
+      await next(ctx);
     } catch (err) {
       if (!(err instanceof StatusError)) {
         // a bug: recorded as the Panic stage; the recover filter logs it and answers 500

@@ -10,6 +10,6 @@ export function authenticationFilter(authenticator: UnionAuthenticator): Filter 
   return async (ctx, next) => {
     ctx.user = await authenticator.authenticate({ socket: ctx.socket, headers: ctx.req.headers, rawHeaders: ctx.req.rawHeaders, path: ctx.path });
     delete ctx.req.headers.authorization;
-    await next();
+    await next(ctx);
   };
 }

@@ -30,6 +30,6 @@ export function authorizationFilter(authorizer: Authorizer): Filter {
     ctx.audit?.annotate('authorization.orch.io/decision', allowed ? 'allow' : 'forbid');
     ctx.audit?.annotate('authorization.orch.io/reason', d.reason);
     if (!allowed) throw forbidden(attributes, d.reason);
-    await next();
+    await next(ctx);
   };
 }

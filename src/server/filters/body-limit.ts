@@ -7,9 +7,9 @@ import type { Filter } from '../filter.js';
 
 export function bodyLimitFilter(maxBytes: number): Filter {
   const limit = maxBytes > 0 ? maxBytes : Number.POSITIVE_INFINITY;
-  return async (ctx, next) => {
+  return (ctx, next) => {
     const declared = ctx.req.headers['content-length'];
-    if (declared !== undefined && Number(declared) > limit) throw errors.requestEntityTooLarge(limit);
-    await next();
+    if (declared !== undefined && Number(declared) > limit) return Promise.reject(errors.requestEntityTooLarge(limit));
+    return next(ctx);
   };
 }

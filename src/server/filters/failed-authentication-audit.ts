@@ -15,7 +15,7 @@ import { answerError } from './recover.js';
 export function failedAuthenticationAuditFilter(auditor: Auditor): Filter {
   return async (ctx, next) => {
     try {
-      await next();
+      await next(ctx);
     } catch (err) {
       // a user means authentication succeeded: whatever failed later is the audit filter's to record
       if (ctx.user !== undefined || !(err instanceof StatusError) || err.code !== 401) throw err;

@@ -5,24 +5,22 @@
  * Kubernetes releases a watch's seats once it is initialized.
  */
 import { StatusError } from '../../status/status-error.js';
-import type { FlowController } from '../../flowcontrol/flow-control.js';
-import type { UserInfo } from '../../auth/user.js';
-import type { Filter } from '../filter.js';
+import type { FlowController, FlowRequest, Seat } from '../../flowcontrol/flow-control.js';
+import type { Filter, Handler } from '../filter.js';
+import type { RequestContext } from '../request-context.js';
+
+function proceed(seat: Seat | StatusError, ctx: RequestContext, next: Handler): Promise<void> {
+  if (seat instanceof StatusError) return Promise.reject(seat);
+  if (ctx.info.longRunning) setImmediate(() => seat.release());
+  // released once the body is on its way (or the client left), not when the handler returns
+  else ctx.whenHandedOff(() => seat.release());
+  return next(ctx);
+}
 
 export function flowControlFilter(controller: FlowController): Filter {
-  return async (ctx, next) => {
-    const seat = await controller.admit({
-      info: ctx.info, user: ctx.user as UserInfo, query: ctx.query,
-      setResponseHeader: (name, value) => ctx.setResponseHeader(name, value),
-      cancelled: ctx.handedOff,
-    });
-    if (seat instanceof StatusError) throw seat;
-    if (ctx.info.longRunning) setImmediate(() => seat.release());
-    try {
-      await next();
-    } finally {
-      // released once the body is on its way, not when the handler returns
-      if (!ctx.info.longRunning) void ctx.handedOff.then(() => seat.release());
-    }
+  return (ctx, next) => {
+    // the context is the request the controller reads: authentication has named its user
+    const seat = controller.admit(ctx as FlowRequest);
+    return seat instanceof Promise ? seat.then((s) => proceed(s, ctx, next)) : proceed(seat, ctx, next);
   };
 }

@@ -8,13 +8,13 @@ import { constants, type Http2ServerResponse } from 'node:http2';
 import type { Filter } from '../filter.js';
 
 export function goawayFilter(chance: number, random: () => number = Math.random): Filter {
-  return async (ctx, next) => {
+  return (ctx, next) => {
     const res = ctx.exchange?.res;
     if (res && 'stream' in res && random() < chance) {
       const session = (res as Http2ServerResponse).stream.session;
       // GOAWAY names the last stream the server processed: this one and any before it complete
-      void ctx.handedOff.then(() => { if (session && !session.closed && !session.destroyed) session.goaway(constants.NGHTTP2_NO_ERROR); });
+      ctx.whenHandedOff(() => { if (session && !session.closed && !session.destroyed) session.goaway(constants.NGHTTP2_NO_ERROR); });
     }
-    await next();
+    return next(ctx);
   };
 }

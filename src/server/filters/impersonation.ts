@@ -8,7 +8,8 @@ import type { Attributes, Authorizer } from '../../auth/authz/authorizer.js';
 import { forbidden } from '../../auth/authz/forbidden.js';
 import { anonymousUserName, authenticatedGroup, unauthenticatedGroup, type UserInfo } from '../../auth/user.js';
 import { StatusError } from '../../status/status-error.js';
-import type { Filter } from '../filter.js';
+import type { Filter, Handler } from '../filter.js';
+import type { RequestContext } from '../request-context.js';
 
 const extraPrefix = 'impersonate-extra-';
 const authenticationGroup = 'authentication.k8s.io';
@@ -56,9 +57,8 @@ function asksImpersonation(rawHeaders: readonly string[]): boolean {
   return false;
 }
 
-/** The impersonation the headers ask for; undefined when they ask for none. */
+/** The impersonation the headers ask for; undefined when they ask for none (empty values). */
 function requested(rawHeaders: readonly string[], uri: string): Impersonation | undefined {
-  if (!asksImpersonation(rawHeaders)) return undefined;
   const headers = headerValues(rawHeaders);
   // Go's Header.Get: the first value; an empty one asks for nothing
   const first = (name: string) => headers.get(name)?.[0] || undefined;
@@ -91,42 +91,45 @@ function attributes(actor: UserInfo, resource: string, name: string, extra?: { n
 }
 
 export function impersonationFilter(authorizer: Authorizer): Filter {
-  return async (ctx, next) => {
-    const asked = requested(ctx.req.rawHeaders, ctx.req.url ?? ctx.path);
-    if (!asked) { await next(); return; }
-    const actor = ctx.user as UserInfo;
-    const checks: Attributes[] = [];
-    let groups = [...asked.groups];
-    const name = asked.user as string;
-    const sa = serviceAccountUser.exec(name);
-    if (sa) {
-      checks.push(attributes(actor, 'serviceaccounts', sa[2], { namespace: sa[1] }));
-      // a service account's groups are known: they stand unless groups are asked for
-      if (groups.length === 0) groups = ['system:serviceaccounts', `system:serviceaccounts:${sa[1]}`];
-    } else {
-      checks.push(attributes(actor, 'users', name));
-    }
-    for (const group of asked.groups) checks.push(attributes(actor, 'groups', group));
-    for (const [key, values] of Object.entries(asked.extra)) {
-      for (const value of values) checks.push(attributes(actor, 'userextras', value, { subresource: key, apiGroup: authenticationGroup }));
-    }
-    if (asked.uid !== undefined) checks.push(attributes(actor, 'uids', asked.uid, { apiGroup: authenticationGroup }));
-    for (const check of checks) {
-      const d = await authorizer.authorize(check);
-      if (d.decision !== 'Allow') throw forbidden(check, d.reason);
-    }
-    // system:authenticated unless either implicit group is asked for; the anonymous user is always unauthenticated
-    if (name === anonymousUserName) {
-      if (!groups.includes(unauthenticatedGroup)) groups.push(unauthenticatedGroup);
-    } else if (!groups.includes(authenticatedGroup) && !groups.includes(unauthenticatedGroup)) {
-      groups.push(authenticatedGroup);
-    }
-    const user: UserInfo = { name, groups };
-    if (asked.uid !== undefined) user.uid = asked.uid;
-    if (Object.keys(asked.extra).length > 0) user.extra = asked.extra;
-    ctx.impersonator = actor;
-    ctx.user = user;
-    for (const header of Object.keys(ctx.req.headers)) if (header.startsWith('impersonate-')) delete ctx.req.headers[header];
-    await next();
-  };
+  // most requests ask for no impersonation and pay only the header scan
+  return (ctx, next) => (asksImpersonation(ctx.req.rawHeaders) ? impersonate(authorizer, ctx, next) : next(ctx));
+}
+
+async function impersonate(authorizer: Authorizer, ctx: RequestContext, next: Handler): Promise<void> {
+  const asked = requested(ctx.req.rawHeaders, ctx.req.url ?? ctx.path);
+  if (!asked) { await next(ctx); return; }
+  const actor = ctx.user as UserInfo;
+  const checks: Attributes[] = [];
+  let groups = [...asked.groups];
+  const name = asked.user as string;
+  const sa = serviceAccountUser.exec(name);
+  if (sa) {
+    checks.push(attributes(actor, 'serviceaccounts', sa[2], { namespace: sa[1] }));
+    // a service account's groups are known: they stand unless groups are asked for
+    if (groups.length === 0) groups = ['system:serviceaccounts', `system:serviceaccounts:${sa[1]}`];
+  } else {
+    checks.push(attributes(actor, 'users', name));
+  }
+  for (const group of asked.groups) checks.push(attributes(actor, 'groups', group));
+  for (const [key, values] of Object.entries(asked.extra)) {
+    for (const value of values) checks.push(attributes(actor, 'userextras', value, { subresource: key, apiGroup: authenticationGroup }));
+  }
+  if (asked.uid !== undefined) checks.push(attributes(actor, 'uids', asked.uid, { apiGroup: authenticationGroup }));
+  for (const check of checks) {
+    const d = await authorizer.authorize(check);
+    if (d.decision !== 'Allow') throw forbidden(check, d.reason);
+  }
+  // system:authenticated unless either implicit group is asked for; the anonymous user is always unauthenticated
+  if (name === anonymousUserName) {
+    if (!groups.includes(unauthenticatedGroup)) groups.push(unauthenticatedGroup);
+  } else if (!groups.includes(authenticatedGroup) && !groups.includes(unauthenticatedGroup)) {
+    groups.push(authenticatedGroup);
+  }
+  const user: UserInfo = { name, groups };
+  if (asked.uid !== undefined) user.uid = asked.uid;
+  if (Object.keys(asked.extra).length > 0) user.extra = asked.extra;
+  ctx.impersonator = actor;
+  ctx.user = user;
+  for (const header of Object.keys(ctx.req.headers)) if (header.startsWith('impersonate-')) delete ctx.req.headers[header];
+  await next(ctx);
 }

@@ -57,7 +57,7 @@ export function metricsFilter(metrics: ApiServerMetrics, served: (info: RequestI
     if (longRunning) longRunning.inc(); else metrics.started(mutating);
     let code = 500;
     try {
-      await next();
+      await next(ctx);
       code = ctx.exchange ? ctx.exchange.res.statusCode : 101;
     } catch (err) {
       if (err instanceof StatusError) code = err.code;

@@ -12,7 +12,7 @@ import { answerUpgrade } from '../upgrade-answer.js';
 export function recoverFilter(log: Logger): Filter {
   return async (ctx, next) => {
     try {
-      await next();
+      await next(ctx);
     } catch (err) {
       if (!(err instanceof StatusError)) log.error({ err, path: ctx.path, verb: ctx.req.method }, 'request handler failed');
       answerError(ctx, err instanceof StatusError ? err : errors.internal(err));

@@ -2,7 +2,7 @@
 import { requestInfo } from '../../http/request-info.js';
 import type { Filter } from '../filter.js';
 
-export const requestInfoFilter: Filter = async (ctx, next) => {
+export const requestInfoFilter: Filter = (ctx, next) => {
   ctx.info = requestInfo(ctx.upgrade ? 'GET' : ctx.req.method ?? 'GET', ctx.path, ctx.query);
-  await next();
+  return next(ctx);
 };

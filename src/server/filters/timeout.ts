@@ -22,8 +22,8 @@ export function timeoutFilter(requestTimeoutMs: number): Filter {
       }
       timeoutMs = Math.min(timeoutMs, Math.max(parsed, 0));
     }
-    if (ctx.info.longRunning || timeoutMs <= 0) return next();
-    const work = next();
+    if (ctx.info.longRunning || timeoutMs <= 0) return next(ctx);
+    const work = next(ctx);
     // one promise settled by whichever comes first (cheaper than racing the work against a second promise)
     return new Promise<void>((resolve, reject) => {
       const timer = setTimeout(() => { work.catch(ignore); reject(errors.timeout(expiredMessage)); }, timeoutMs);
