@@ -174,15 +174,15 @@ describe('the unions', () => {
   it('makes a refusal final: never anonymous, and reported for the log', async () => {
     const reported: string[] = [];
     const union = new UnionAuthenticator([refuse('a'), refuse('b')], { anonymous: new AnonymousAuthenticator(), onFailure: (f) => reported.push(f.reason) });
-    await assert.rejects(union.authenticate(request()), { code: 401, message: 'Unauthorized' });
+    await assert.rejects(async () => union.authenticate(request()), { code: 401, message: 'Unauthorized' });
     assert.deepEqual(reported, ['[a, b]']);
   });
 
   it('asks the anonymous authenticator last, on its paths only', async () => {
     const union = new UnionAuthenticator([pass], { anonymous: new AnonymousAuthenticator(['/healthz']) });
     assert.deepEqual(await union.authenticate(request({}, '/healthz')), { name: 'system:anonymous', groups: ['system:unauthenticated'] });
-    await assert.rejects(union.authenticate(request({}, '/healthz/')), { code: 401 });
-    await assert.rejects(new UnionAuthenticator([pass]).authenticate(request()), { code: 401 });
+    await assert.rejects(async () => union.authenticate(request({}, '/healthz/')), { code: 401 });
+    await assert.rejects(async () => new UnionAuthenticator([pass]).authenticate(request()), { code: 401 });
   });
 
   it('aggregates token failures and skips methods that do not recognise a token', async () => {

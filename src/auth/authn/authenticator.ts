@@ -67,16 +67,32 @@ export class UnionAuthenticator {
 
   constructor(private readonly methods: readonly Authenticator[], private readonly options: UnionOptions = {}) {}
 
-  async authenticate(request: AuthenticationRequest): Promise<UserInfo> {
-    const failures: AuthenticationFailure[] = [];
-    for (const method of this.methods) {
-      const result = await method.authenticate(request);
-      if (result === undefined) continue;
-      if (result instanceof AuthenticationFailure) { failures.push(result); continue; }
-      let user = this.authenticated.get(result.user);
-      if (!user) this.authenticated.set(result.user, (user = withAuthenticatedGroup(result.user)));
-      return user;
+  /** The user, synchronously while the methods asked answer synchronously (a certificate, a cached token). */
+  authenticate(request: AuthenticationRequest): UserInfo | Promise<UserInfo> {
+    return this.askFrom(0, request, []);
+  }
+
+  private askFrom(first: number, request: AuthenticationRequest, failures: AuthenticationFailure[]): UserInfo | Promise<UserInfo> {
+    for (let i = first; i < this.methods.length; i++) {
+      const result = this.methods[i].authenticate(request);
+      if (result instanceof Promise) return result.then((r) => this.recognised(r, failures) ?? this.askFrom(i + 1, request, failures));
+      const user = this.recognised(result, failures);
+      if (user) return user;
     }
+    return this.unrecognised(request, failures);
+  }
+
+  /** The user a method's answer names, with system:authenticated; undefined when it names none (a refusal is noted). */
+  private recognised(result: AuthenticationResult, failures: AuthenticationFailure[]): UserInfo | undefined {
+    if (result === undefined) return undefined;
+    if (result instanceof AuthenticationFailure) { failures.push(result); return undefined; }
+    let user = this.authenticated.get(result.user);
+    if (!user) this.authenticated.set(result.user, (user = withAuthenticatedGroup(result.user)));
+    return user;
+  }
+
+  /** No method recognised the request: anonymous unless one refused it, else 401. */
+  private async unrecognised(request: AuthenticationRequest, failures: AuthenticationFailure[]): Promise<UserInfo> {
     const failure = aggregate(failures);
     if (!failure) {
       const anonymous = await this.options.anonymous?.authenticate(request);

@@ -48,27 +48,39 @@ export interface Authorizer {
 export const noOpinion: Decision = Object.freeze({ decision: 'NoOpinion', reason: '' });
 export const noRules = (): RuleSet => ({ resourceRules: [], nonResourceRules: [], incomplete: false });
 
+const allowPrivileged: Decision = Object.freeze({ decision: 'Allow', reason: '' });
+
 /** kube-apiserver's privileged-group authorizer, always first in the chain. */
 export const privilegedGroupAuthorizer: Authorizer = {
   name: 'privileged-group',
-  authorize: (a) => (a.user.groups.includes(privilegedGroup) ? { decision: 'Allow', reason: '' } : noOpinion),
+  authorize: (a) => (a.user.groups.includes(privilegedGroup) ? allowPrivileged : noOpinion),
   // as in Kubernetes, it lists nothing: masters see the rules their RBAC bindings give them
   rulesFor: noRules,
 };
+
+/** Whether a mode's decision stands (Allow or Deny); a NoOpinion's reason and error are kept for the union's answer. */
+function decides(d: Decision, reasons: string[], failures: string[]): boolean {
+  if (d.decision !== 'NoOpinion') return true;
+  if (d.reason) reasons.push(d.reason);
+  if (d.error) failures.push(d.error);
+  return false;
+}
 
 export class UnionAuthorizer implements Authorizer {
   readonly name = 'union';
 
   constructor(private readonly authorizers: readonly Authorizer[]) {}
 
-  async authorize(attributes: Attributes): Promise<Decision> {
-    const reasons: string[] = [];
-    const failures: string[] = [];
-    for (const authorizer of this.authorizers) {
-      const d = await authorizer.authorize(attributes);
-      if (d.decision !== 'NoOpinion') return d;
-      if (d.reason) reasons.push(d.reason);
-      if (d.error) failures.push(d.error);
+  /** The first decision, synchronously while the modes asked answer synchronously (RBAC from its index). */
+  authorize(attributes: Attributes): Decision | Promise<Decision> {
+    return this.askFrom(0, attributes, [], []);
+  }
+
+  private askFrom(first: number, attributes: Attributes, reasons: string[], failures: string[]): Decision | Promise<Decision> {
+    for (let i = first; i < this.authorizers.length; i++) {
+      const d = this.authorizers[i].authorize(attributes);
+      if (d instanceof Promise) return d.then((later) => (decides(later, reasons, failures) ? later : this.askFrom(i + 1, attributes, reasons, failures)));
+      if (decides(d, reasons, failures)) return d;
     }
     const decision: Decision = { decision: 'NoOpinion', reason: reasons.join('\n') };
     // as utilerrors.NewAggregate prints them

@@ -3,13 +3,26 @@
  * Authorization header is removed afterwards, as kube-apiserver does, so that no later step
  * (logs, audit, proxies) sees the credential.
  */
+import type { UserInfo } from '../../auth/user.js';
 import type { UnionAuthenticator } from '../../auth/authn/authenticator.js';
-import type { Filter } from '../filter.js';
+import type { Filter, Handler } from '../filter.js';
+import type { RequestContext } from '../request-context.js';
+
+function proceed(user: UserInfo, ctx: RequestContext, next: Handler): Promise<void> {
+  ctx.user = user;
+  delete ctx.req.headers.authorization;
+  return next(ctx);
+}
 
 export function authenticationFilter(authenticator: UnionAuthenticator): Filter {
-  return async (ctx, next) => {
-    ctx.user = await authenticator.authenticate({ socket: ctx.socket, headers: ctx.req.headers, rawHeaders: ctx.req.rawHeaders, path: ctx.path });
-    delete ctx.req.headers.authorization;
-    await next(ctx);
+  return (ctx, next) => {
+    let user: UserInfo | Promise<UserInfo>;
+    try {
+      user = authenticator.authenticate({ socket: ctx.socket, headers: ctx.req.headers, rawHeaders: ctx.req.rawHeaders, path: ctx.path });
+    } catch (err) {
+      return Promise.reject(err);
+    }
+    // a certificate or a header-less request is known at once: no promise between the filters
+    return user instanceof Promise ? user.then((u) => proceed(u, ctx, next)) : proceed(user, ctx, next);
   };
 }

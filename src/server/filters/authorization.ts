@@ -3,11 +3,11 @@
  * Kubernetes' message, or 500 when a mode failed to decide (a webhook down) and none allowed.
  * The decision and reason are recorded on the audit record.
  */
-import type { Attributes, Authorizer } from '../../auth/authz/authorizer.js';
+import type { Attributes, Authorizer, Decision } from '../../auth/authz/authorizer.js';
 import { forbidden } from '../../auth/authz/forbidden.js';
 import type { UserInfo } from '../../auth/user.js';
 import { errors } from '../../status/status-error.js';
-import type { Filter } from '../filter.js';
+import type { Filter, Handler } from '../filter.js';
 import type { RequestContext } from '../request-context.js';
 
 export function requestAttributes(ctx: RequestContext): Attributes {
@@ -18,18 +18,28 @@ export function requestAttributes(ctx: RequestContext): Attributes {
   };
 }
 
+function proceed(d: Decision, attributes: Attributes, ctx: RequestContext, next: Handler): Promise<void> {
+  if (d.decision !== 'Allow' && d.error !== undefined) {
+    ctx.audit?.annotate('authorization.orch.io/reason', 'internal error');
+    return Promise.reject(errors.internal(new Error(d.error)));
+  }
+  const allowed = d.decision === 'Allow';
+  ctx.audit?.annotate('authorization.orch.io/decision', allowed ? 'allow' : 'forbid');
+  ctx.audit?.annotate('authorization.orch.io/reason', d.reason);
+  if (!allowed) return Promise.reject(forbidden(attributes, d.reason));
+  return next(ctx);
+}
+
 export function authorizationFilter(authorizer: Authorizer): Filter {
-  return async (ctx, next) => {
+  return (ctx, next) => {
     const attributes = requestAttributes(ctx);
-    const d = await authorizer.authorize(attributes);
-    if (d.decision !== 'Allow' && d.error !== undefined) {
-      ctx.audit?.annotate('authorization.orch.io/reason', 'internal error');
-      throw errors.internal(new Error(d.error));
+    let d: Decision | Promise<Decision>;
+    try {
+      d = authorizer.authorize(attributes);
+    } catch (err) {
+      return Promise.reject(err);
     }
-    const allowed = d.decision === 'Allow';
-    ctx.audit?.annotate('authorization.orch.io/decision', allowed ? 'allow' : 'forbid');
-    ctx.audit?.annotate('authorization.orch.io/reason', d.reason);
-    if (!allowed) throw forbidden(attributes, d.reason);
-    await next(ctx);
+    // RBAC decides from its index at once: no promise between the filters
+    return d instanceof Promise ? d.then((decided) => proceed(decided, attributes, ctx, next)) : proceed(d, attributes, ctx, next);
   };
 }
