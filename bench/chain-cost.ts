@@ -3,18 +3,20 @@
  * pipeline (main 6313749: authentication and authorization as two calls in the front door),
  * both with their default flags (AlwaysAllow, no audit policy), answer the same ServiceAccount
  * create, get, update and delete at 64 in flight from separate load processes, in interleaved
- * rounds so that drift on a shared machine hits both alike.
+ * slices (A B B A …) within each round, so that drift on a shared machine hits both alike; the
+ * figures are the medians of the rounds' paired after/before ratios.
  * `--after-flags '<flags>'` starts this build with extra flags (`--enable-priority-and-fairness=false`
  * shows what the chain costs without flow control, whose own cost bench/apf measures).
- * Usage: node dist/bench/chain-cost.js --before <checkout of 6313749, built> [--ops 3000] [--rounds 5] [--concurrency 64] [--after-flags '...']
+ * Usage: node dist/bench/chain-cost.js --before <checkout of 6313749, built> [--ops 3000] [--rounds 5] [--slices 4] [--concurrency 64] [--after-flags '...']
  */
-import { LoadProcess, cpuMsOf, measureRounds, spread, type Op, type PhaseResult } from './harness.js';
+import { LoadProcess, cpuMsOf, measureRounds, spread, type Op } from './harness.js';
 import { agentFor, builtServerScript, call, flag, startServer, type TestServer } from './support.js';
 
 const ops: Op[] = ['create', 'get', 'update', 'delete'];
 const count = flag('ops', 3000);
 const rounds = flag('rounds', 5);
 const concurrency = flag('concurrency', 64);
+const slices = flag('slices', 4);
 
 function beforeScript(): string {
   const at = process.argv.indexOf('--before');
@@ -37,21 +39,41 @@ async function prepared(script: string | undefined, flags: string[]): Promise<{ 
   return { server, load: await LoadProcess.start(server.url, server.admin, 2) };
 }
 
+type Side = 'before' | 'after';
+interface Measured { requestsPerSec: number; cpuUsPerRequest: number }
+
+/**
+ * One op on both sides in `slices` slices, in the order A B B A A B B A …: drift on a shared
+ * machine (seconds long, up to 2x) then falls on both sides alike within the round, and the
+ * round's after/before ratio is paired. Each slice works on its own range of the round's names.
+ */
+async function measureOp(op: Op, prefix: string): Promise<Record<Side, Measured>> {
+  const totals = { before: { seconds: 0, cpuMs: 0 }, after: { seconds: 0, cpuMs: 0 } };
+  const per = Math.ceil(count / slices);
+  for (let k = 0; k < slices; k++) {
+    const pair: Side[] = k % 2 === 0 ? ['before', 'after'] : ['after', 'before'];
+    for (const side of pair) {
+      const pid = sides[side].server.process.pid as number;
+      // the server's CPU time per request: what load from other processes disturbs least
+      const cpuBefore = cpuMsOf(pid);
+      const phase = await sides[side].load.run({ op, namespace: 'crud', prefix, from: k * per, count: per, concurrency, expect: [] });
+      totals[side].cpuMs += cpuMsOf(pid) - cpuBefore;
+      totals[side].seconds += phase.seconds;
+    }
+  }
+  const n = per * slices;
+  const of = (side: Side): Measured => ({ requestsPerSec: Math.round(n / totals[side].seconds), cpuUsPerRequest: (totals[side].cpuMs * 1000) / n });
+  return { before: of('before'), after: of('after') };
+}
+
 const sides = { before: await prepared(beforeScript(), []), after: await prepared(undefined, afterFlags()) };
 try {
   const measured = await measureRounds(rounds, 1, async (r, warm) => {
-    const out = {} as Record<'before' | 'after', Record<Op, PhaseResult & { cpuUsPerRequest: number }>>;
-    // alternate which side goes first, so neither always runs on a warmer machine
-    const order = r % 2 === 0 ? (['before', 'after'] as const) : (['after', 'before'] as const);
-    for (const side of order) {
-      out[side] = {} as Record<Op, PhaseResult & { cpuUsPerRequest: number }>;
-      const pid = sides[side].server.process.pid as number;
-      for (const op of ops) {
-        // the server's CPU time per request: what load from other processes disturbs least
-        const cpuBefore = cpuMsOf(pid);
-        const phase = await sides[side].load.run({ op, namespace: 'crud', prefix: `${warm ? 'w' : 'r'}${r}`, from: 0, count, concurrency, expect: [] });
-        out[side][op] = { ...phase, cpuUsPerRequest: ((cpuMsOf(pid) - cpuBefore) * 1000) / count };
-      }
+    const out = { before: {}, after: {} } as Record<Side, Record<Op, Measured>>;
+    for (const op of ops) {
+      const m = await measureOp(op, `${warm ? 'w' : 'r'}${r}`);
+      out.before[op] = m.before;
+      out.after[op] = m.after;
     }
     process.stderr.write(`chain-cost round ${r + 1}: ${ops.map((op) => `${op} ${out.after[op].requestsPerSec}/s ${Math.round(out.after[op].cpuUsPerRequest)} µs vs ${out.before[op].requestsPerSec}/s ${Math.round(out.before[op].cpuUsPerRequest)} µs`).join(', ')}\n`);
     return out;
@@ -61,12 +83,14 @@ try {
     const after = spread(measured.map((m) => m.after[op].requestsPerSec));
     const cpuBefore = spread(measured.map((m) => m.before[op].cpuUsPerRequest));
     const cpuAfter = spread(measured.map((m) => m.after[op].cpuUsPerRequest));
+    // the median of each round's own ratio: rounds on a fast and a slow machine both count as ratios
+    const paired = (f: (m: Measured) => number) => spread(measured.map((m) => f(m.after[op]) / f(m.before[op]))).median;
     return [op, {
-      requestsPerSec: { before, after, ratio: +(after.median / before.median).toFixed(3) },
-      serverCpuUsPerRequest: { before: cpuBefore, after: cpuAfter, ratio: +(cpuAfter.median / cpuBefore.median).toFixed(3) },
+      requestsPerSec: { before, after, ratio: +paired((m) => m.requestsPerSec).toFixed(3) },
+      serverCpuUsPerRequest: { before: cpuBefore, after: cpuAfter, ratio: +paired((m) => m.cpuUsPerRequest).toFixed(3) },
     }];
   }));
-  console.log(JSON.stringify({ ops: count, rounds, concurrency, afterFlags: afterFlags(), byOp }));
+  console.log(JSON.stringify({ ops: count, rounds, slices, concurrency, afterFlags: afterFlags(), byOp }));
 } finally {
   for (const side of Object.values(sides)) {
     await side.load.close();
