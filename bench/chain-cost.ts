@@ -6,11 +6,14 @@
  * slices (A B B A …) within each round, so that drift on a shared machine hits both alike; the
  * figures are the medians of the rounds' paired after/before ratios.
  * `--after-flags '<flags>'` starts this build with extra flags (`--enable-priority-and-fairness=false`
- * shows what the chain costs without flow control, whose own cost bench/apf measures).
- * Usage: node dist/bench/chain-cost.js --before <checkout of 6313749, built> [--ops 3000] [--rounds 5] [--slices 4] [--concurrency 64] [--after-flags '...']
+ * shows what the chain costs without flow control, whose own cost bench/apf measures; with
+ * `--before` this checkout, what flow control costs). `--as-user 1` sends the requests as an
+ * ordinary user (APF's global-default level, queued) rather than system:masters (exempt).
+ * Usage: node dist/bench/chain-cost.js --before <checkout of 6313749, built> [--ops 3000] [--rounds 5] [--slices 4] [--concurrency 64] [--as-user 1] [--after-flags '...']
  */
 import { LoadProcess, cpuMsOf, measureRounds, spread, type Op } from './harness.js';
 import { agentFor, builtServerScript, call, flag, startServer, type TestServer } from './support.js';
+import { userFor } from '../test/support/certs.js';
 
 const ops: Op[] = ['create', 'get', 'update', 'delete'];
 const count = flag('ops', 3000);
@@ -25,6 +28,9 @@ function beforeScript(): string {
   return builtServerScript(dir);
 }
 
+/** `--as-user 1`: the requests come from an ordinary user instead of system:masters */
+const asUser = flag('as-user', 0) === 1;
+
 function afterFlags(): string[] {
   const at = process.argv.indexOf('--after-flags');
   return at >= 0 ? (process.argv[at + 1] ?? '').split(/\s+/).filter(Boolean) : [];
@@ -36,7 +42,8 @@ async function prepared(script: string | undefined, flags: string[]): Promise<{ 
   const ns = await call(server, agent, 'POST', '/api/v1/namespaces', JSON.stringify({ metadata: { name: 'crud' } }));
   agent.destroy();
   if (ns.status !== 201) throw new Error(`namespace: ${ns.status} ${ns.text}`);
-  return { server, load: await LoadProcess.start(server.url, server.admin, 2) };
+  // system:masters is exempt from priority and fairness; an ordinary user is queued by its global-default level
+  return { server, load: await LoadProcess.start(server.url, asUser ? userFor(server, 'bench-user', ['bench']) : server.admin, 2) };
 }
 
 type Side = 'before' | 'after';
@@ -90,7 +97,7 @@ try {
       serverCpuUsPerRequest: { before: cpuBefore, after: cpuAfter, ratio: +paired((m) => m.cpuUsPerRequest).toFixed(3) },
     }];
   }));
-  console.log(JSON.stringify({ ops: count, rounds, slices, concurrency, afterFlags: afterFlags(), byOp }));
+  console.log(JSON.stringify({ ops: count, rounds, slices, concurrency, asUser, afterFlags: afterFlags(), byOp }));
 } finally {
   for (const side of Object.values(sides)) {
     await side.load.close();
