@@ -5,7 +5,6 @@
  */
 import { Worker } from 'node:worker_threads';
 import type { KObject } from '../api/meta.js';
-import { workerResourceLimits } from '../config/worker-limits.js';
 import { ReadModel } from './read-model.js';
 import type { CurrentRevision, Mutation, MutationResult, StoredItem, WriterMessage, WriterOptions } from './storage.js';
 
@@ -34,7 +33,7 @@ export class WriterClient {
   private constructor(private readonly worker: Worker, readonly readModel: ReadModel, private readonly shared: boolean) {}
 
   static start(workerUrl: URL, options: WriterOptions): Promise<WriterClient> {
-    const worker = new Worker(workerUrl, { workerData: options, resourceLimits: workerResourceLimits });
+    const worker = new Worker(workerUrl, { workerData: options });
     return new Promise((resolve, reject) => {
       const onEarlyExit = (code: number) => reject(new Error(`storage writer exited with code ${code} before it was ready`));
       worker.once('exit', onEarlyExit);

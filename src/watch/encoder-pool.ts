@@ -7,7 +7,6 @@
  * like a built-in one.
  */
 import { Piscina } from 'piscina';
-import { workerResourceLimits } from '../config/worker-limits.js';
 import type { KindDeclaration } from '../api/kind.js';
 import { workerKnows, type EncodedBatch } from './encode-batch.js';
 import { entryAt, entryInts, indexBases, type EncodeTask, type FrameSlot } from './encode-task.js';
@@ -78,7 +77,7 @@ export class EncoderPool {
    */
   static async start(workerUrl: URL, options: EncoderPoolOptions): Promise<EncoderPool> {
     const { threads } = options;
-    const pool = new Piscina({ filename: workerUrl.href, minThreads: threads, maxThreads: threads, idleTimeout: Infinity, workerData: { slabBytes: options.slabBytes }, resourceLimits: workerResourceLimits });
+    const pool = new Piscina({ filename: workerUrl.href, minThreads: threads, maxThreads: threads, idleTimeout: Infinity, workerData: { slabBytes: options.slabBytes } });
     const encoders = new EncoderPool(pool, options);
     // one empty batch per thread: the least-busy balancer hands concurrent tasks to idle threads,
     // and a thread answers only once it has imported the task module
