@@ -52,7 +52,9 @@ interface Run {
   /** events/s per one-second window, the first window left out as warm-up */
   windowEventsPerSec: Spread;
   latencyMs: ReturnType<typeof percentiles>;
-  serverCpuPercent: number; serverRssMiB: number; clientCpuMs: number; openStreams: number;
+  serverCpuPercent: number;
+  /** the median of a sample a second over the measured phase, and the largest sample */
+  serverRssMiB: number; serverRssPeakMiB: number; clientCpuMs: number; openStreams: number;
   /** bytes the clients received per second */
   bytesPerSec: number;
   /** the load processes' CPU as a share of the run (100: one core busy), to tell when they are the bottleneck */
@@ -152,7 +154,12 @@ async function runLoad(load: Load, url: string, creds: Credentials, pid: number,
     measuring?.();
     const cpu0 = cpuMsOf(pid);
     const t0 = Date.now();
-    const marker = setInterval(() => { for (const c of children) c.send({ t: 'mark' }); }, 1000);
+    // RSS at one instant moved by tens of MiB between runs (GC timing): a sample a second, the median reported
+    const rssSamples: number[] = [];
+    const marker = setInterval(() => {
+      for (const c of children) c.send({ t: 'mark' });
+      rssSamples.push(memoryOf(pid).rssMiB);
+    }, 1000);
     await offer(load.seconds);
     const { offered, writes } = phase;
     // a write the server never answers must not hang the run: wait at most 10 s for the last ones
@@ -166,7 +173,8 @@ async function runLoad(load: Load, url: string, creds: Credentials, pid: number,
     clearInterval(marker);
     const elapsed = (Date.now() - t0) / 1000;
     const serverCpuMs = cpuMsOf(pid) - cpu0;
-    const rss = memoryOf(pid).rssMiB;
+    rssSamples.push(memoryOf(pid).rssMiB);
+    const rss = spread(rssSamples);
     const reports = await Promise.all(children.map((c) => {
       const report = nextMessage<ClientReport>(c, 'report');
       c.send({ t: 'report' });
@@ -182,7 +190,7 @@ async function runLoad(load: Load, url: string, creds: Credentials, pid: number,
       eventsDelivered: events, expectedEvents: accepted * load.watchers, eventsPerSec: Math.round(events / elapsed),
       windowEventsPerSec: spread(windows.length ? windows : [events / elapsed]),
       latencyMs: latencyPercentiles(reports.flatMap((r) => r.latencies)),
-      serverCpuPercent: Math.round(serverCpuMs / (elapsed * 10)), serverRssMiB: Math.round(rss),
+      serverCpuPercent: Math.round(serverCpuMs / (elapsed * 10)), serverRssMiB: Math.round(rss.median), serverRssPeakMiB: Math.round(rss.max),
       clientCpuMs: Math.round(reports.reduce((a, r) => a + r.cpuMs, 0)), openStreams: reports.reduce((a, r) => a + r.open, 0),
       bytesPerSec: Math.round(reports.reduce((a, r) => a + r.bytes, 0) / elapsed),
       clientCpuPercent: Math.round(reports.reduce((a, r) => a + r.cpuMs, 0) / (elapsed * 10)),
@@ -275,7 +283,7 @@ export const scenario: Scenario = {
           ratioP99: base ? +(ours.latencyMs.p99 / Math.max(1, base.latencyMs.p99)).toFixed(2) : NaN,
         };
         bySize.push(row);
-        ctx.log(`watch-fanout ${watchers} watchers (${describeLoad(load, target)}), ${load.rate} writes/s offered: ours ${fmt(ours.eventsPerSec)} events/s (windows ±${fmt(ours.windowEventsPerSec.spreadPct)}%, accepted ${ours.acceptedPerSec} writes/s), p50 ${fmt(ours.latencyMs.p50)} ms p99 ${fmt(ours.latencyMs.p99)} ms, server CPU ${ours.serverCpuPercent}% RSS ${ours.serverRssMiB} MiB, ${fmt(ours.bytesPerSec / 1e6)} MB/s received, clients' CPU ${ours.clientCpuPercent}%, ${ours.streamsEnded} streams ended; ${base ? `baseline ${fmt(base.eventsPerSec)} events/s p99 ${fmt(base.latencyMs.p99)} ms; ratio ${row.ratioEventsPerSec}` : 'no comparable baseline'}`);
+        ctx.log(`watch-fanout ${watchers} watchers (${describeLoad(load, target)}), ${load.rate} writes/s offered: ours ${fmt(ours.eventsPerSec)} events/s (windows ±${fmt(ours.windowEventsPerSec.spreadPct)}%, accepted ${ours.acceptedPerSec} writes/s), p50 ${fmt(ours.latencyMs.p50)} ms p99 ${fmt(ours.latencyMs.p99)} ms, server CPU ${ours.serverCpuPercent}% RSS ${ours.serverRssMiB} MiB (peak ${ours.serverRssPeakMiB}), ${fmt(ours.bytesPerSec / 1e6)} MB/s received, clients' CPU ${ours.clientCpuPercent}%, ${ours.streamsEnded} streams ended; ${base ? `baseline ${fmt(base.eventsPerSec)} events/s p99 ${fmt(base.latencyMs.p99)} ms; ratio ${row.ratioEventsPerSec}` : 'no comparable baseline'}`);
       } finally {
         // destroy, not close: a write the server never answered must not hold the run
         await writer.destroy();
@@ -304,7 +312,7 @@ export const scenario: Scenario = {
       lines, ratios, budget,
       tables: [{
         title: `${load0.rate} creates/s offered for ${load0.seconds} s to every watcher (${describeLoad(load0, target)}), watchers spread over ${load0.procs} load process(es); latency on 1 event in ${sampleEvery}; ± is the spread of one-second windows${comparable ? '' : '; no comparable baseline (its columns repeat ours)'}`,
-        columns: ['watchers', 'ours events/s', 'spread', 'accepted writes/s', 'p50 ms', 'p99 ms', 'server CPU %', 'server RSS MiB', 'baseline events/s', 'baseline p99 ms', 'ratio events/s'],
+        columns: ['watchers', 'ours events/s', 'spread', 'accepted writes/s', 'p50 ms', 'p99 ms', 'server CPU %', 'server RSS MiB (median of 1 s samples)', 'baseline events/s', 'baseline p99 ms', 'ratio events/s'],
         rows: bySize.map((s) => [s.watchers.toLocaleString('en-US'), fmt(s.ours.eventsPerSec), `±${fmt(s.ours.windowEventsPerSec.spreadPct)}%`, fmt(s.ours.acceptedPerSec), fmt(s.ours.latencyMs.p50), fmt(s.ours.latencyMs.p99), s.ours.serverCpuPercent, s.ours.serverRssMiB, fmt(s.baseline.eventsPerSec), fmt(s.baseline.latencyMs.p99), fmt(s.ratioEventsPerSec)]),
       }],
       charts: [
