@@ -36,6 +36,24 @@ describe('the request pipeline under --authorization-mode AlwaysDeny', () => {
     assert.equal(new Set(answers.map((r) => r.headers['audit-id'])).size, answers.length, 'every request has its own ID');
   });
 
+  it('carries the Audit-Id on every kind of answer: watch, metrics, health, discovery, OpenAPI (200, 301, 304)', async () => {
+    const aggregated = 'application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList';
+    const v2 = await request(server, '/openapi/v2');
+    const discovery = await request(server, '/apis', { headers: { accept: aggregated } });
+    const answers = [
+      await request(server, '/api/v1/namespaces?watch=1&timeoutSeconds=1'),
+      await request(server, '/metrics'),
+      await request(server, '/healthz'),
+      discovery,
+      await request(server, '/apis', { headers: { accept: aggregated, 'if-none-match': String(discovery.headers.etag) } }),
+      v2,
+      await request(server, '/openapi/v2', { headers: { 'if-none-match': String(v2.headers.etag) } }),
+      await request(server, '/openapi/v3/api/v1?hash=stale'),
+    ];
+    assert.deepEqual(answers.map((r) => r.status), [200, 200, 200, 200, 304, 200, 304, 301]);
+    for (const res of answers) assert.match(String(res.headers['audit-id']), uuid);
+  });
+
   it('keeps an Audit-Id the client sent', async () => {
     const res = await request(server, '/api/v1/namespaces', { headers: { 'audit-id': 'trace-4711' } });
     assert.equal(res.headers['audit-id'], 'trace-4711');
