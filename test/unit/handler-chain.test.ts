@@ -79,6 +79,22 @@ describe('the handler chain', () => {
     await chain([{ name: 'flow-control', filter: flowControlFilter(limiter) }], async () => {})(third.ctx);
   });
 
+  it('holds an upgrade\'s flow-control seat while it is handled (it has no response to hand off)', async () => {
+    const limiter = new MaxInflightLimiter({ readOnly: 1, mutating: 1 });
+    const path = '/api/v1/namespaces/default/serviceaccounts';
+    const upgrade = new RequestContext({ method: 'GET', headers: {}, url: path } as never, path, new URLSearchParams(), undefined, undefined,
+      { req: {} as never, socket: {} as never, head: Buffer.alloc(0), headers: new Map() }, Date.now());
+    upgrade.info = requestInfo('GET', path, new URLSearchParams());
+    upgrade.user = { name: 'jane', groups: ['system:authenticated'] };
+    let finish!: () => void;
+    const handled = chain([{ name: 'flow-control', filter: flowControlFilter(limiter) }], () => new Promise<void>((r) => { finish = r; }))(upgrade);
+    await new Promise((r) => setImmediate(r));
+    await assert.rejects(chain([{ name: 'flow-control', filter: flowControlFilter(limiter) }], async () => {})(fakeContext().ctx), (e: StatusError) => e.code === 429);
+    finish();
+    await handled;
+    await chain([{ name: 'flow-control', filter: flowControlFilter(limiter) }], async () => {})(fakeContext().ctx);
+  });
+
   it('exempts long-running requests from the in-flight limit', async () => {
     const limiter = new MaxInflightLimiter({ readOnly: 1, mutating: 1 });
     const held = fakeContext();

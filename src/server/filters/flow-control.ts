@@ -11,9 +11,12 @@ import type { RequestContext } from '../request-context.js';
 
 function proceed(seat: Seat | StatusError, ctx: RequestContext, next: Handler): Promise<void> {
   if (seat instanceof StatusError) return Promise.reject(seat);
-  if (ctx.info.longRunning) setImmediate(() => seat.release());
+  const release = (): void => seat.release();
+  if (ctx.info.longRunning) setImmediate(release);
+  // an upgrade has no response to wait for: its seat is held while it is handled
+  else if (!ctx.exchange) return next(ctx).finally(release);
   // released once the body is on its way (or the client left), not when the handler returns
-  else ctx.whenHandedOff(() => seat.release());
+  else ctx.whenHandedOff(release);
   return next(ctx);
 }
 
