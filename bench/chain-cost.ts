@@ -4,12 +4,13 @@
  * both with their default flags (AlwaysAllow, no audit policy), answer the same ServiceAccount
  * create, get, update and delete at 64 in flight from separate load processes, in interleaved
  * slices (A B B A …) within each round, so that drift on a shared machine hits both alike; the
- * figures are the medians of the rounds' paired after/before ratios.
+ * figures are the medians of the rounds' paired after/before ratios. Each round runs on new server
+ * processes (`--restart`), warmed first, as one process kept a speed of its own for its life.
  * `--after-flags '<flags>'` starts this build with extra flags (`--enable-priority-and-fairness=false`
  * shows what the chain costs without flow control, whose own cost bench/apf measures; with
  * `--before` this checkout, what flow control costs). `--as-user 1` sends the requests as an
  * ordinary user (APF's global-default level, queued) rather than system:masters (exempt).
- * Usage: node dist/bench/chain-cost.js --before <checkout of 6313749, built> [--ops 3000] [--rounds 5] [--slices 4] [--concurrency 64] [--as-user 1] [--after-flags '...']
+ * Usage: node dist/bench/chain-cost.js --before <checkout of 6313749, built> [--ops 3000] [--rounds 5] [--slices 4] [--restart 1] [--concurrency 64] [--as-user 1] [--after-flags '...']
  */
 import { LoadProcess, cpuMsOf, measureRounds, spread, type Op } from './harness.js';
 import { agentFor, builtServerScript, call, flag, startServer, type TestServer } from './support.js';
@@ -20,6 +21,8 @@ const count = flag('ops', 3000);
 const rounds = flag('rounds', 5);
 const concurrency = flag('concurrency', 64);
 const slices = flag('slices', 4);
+/** new server processes every this many rounds (0: the same two for the whole run) */
+const restartEvery = flag('restart', 1);
 
 function beforeScript(): string {
   const at = process.argv.indexOf('--before');
@@ -73,9 +76,27 @@ async function measureOp(op: Op, prefix: string): Promise<Record<Side, Measured>
   return { before: of('before'), after: of('after') };
 }
 
-const sides = { before: await prepared(beforeScript(), []), after: await prepared(undefined, afterFlags()) };
+async function startSides(): Promise<Record<Side, { server: TestServer; load: LoadProcess }>> {
+  return { before: await prepared(beforeScript(), []), after: await prepared(undefined, afterFlags()) };
+}
+
+async function stopSides(): Promise<void> {
+  for (const side of Object.values(sides)) {
+    await side.load.close();
+    await side.server.dispose();
+  }
+}
+
+let sides = await startSides();
 try {
   const measured = await measureRounds(rounds, 1, async (r, warm) => {
+    if (!warm && restartEvery > 0 && r > 0 && r % restartEvery === 0) {
+      // a server process keeps its own speed for life (one of two identical builds measured 14%
+      // slower in every round of an A/A run): new processes, warmed by one unmeasured pass
+      await stopSides();
+      sides = await startSides();
+      for (const op of ops) await measureOp(op, `w${r}`);
+    }
     const out = { before: {}, after: {} } as Record<Side, Record<Op, Measured>>;
     for (const op of ops) {
       const m = await measureOp(op, `${warm ? 'w' : 'r'}${r}`);
@@ -97,10 +118,7 @@ try {
       serverCpuUsPerRequest: { before: cpuBefore, after: cpuAfter, ratio: +paired((m) => m.cpuUsPerRequest).toFixed(3) },
     }];
   }));
-  console.log(JSON.stringify({ ops: count, rounds, slices, concurrency, asUser, afterFlags: afterFlags(), byOp }));
+  console.log(JSON.stringify({ ops: count, rounds, slices, restartEvery, concurrency, asUser, afterFlags: afterFlags(), byOp }));
 } finally {
-  for (const side of Object.values(sides)) {
-    await side.load.close();
-    await side.server.dispose();
-  }
+  await stopSides();
 }
