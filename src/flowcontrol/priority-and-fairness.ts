@@ -19,13 +19,13 @@ import { errors, type StatusError } from '../status/status-error.js';
 import { classify, compileSchema, distinguisherOf, sortSchemas, userRules, type CompiledSchema, type UserRule } from './classifier.js';
 import { allocate, nominalLimits, smoothDemand, type LevelLimits, type LevelShares } from './concurrency.js';
 import type { FlowController, FlowRequest, Seat } from './flow-control.js';
-import { QueueSet, type QueuingParams, type RejectReason, type Ticket } from './queue-set.js';
+import { Flow, QueueSet, type QueuingParams, type RejectReason, type Ticket } from './queue-set.js';
 import { flowHash } from './shuffle-shard.js';
 import { estimateWidth } from './width.js';
 
 const flowSchemas = storageResourceOf(flowSchemaKind);
 const priorityLevels = storageResourceOf(priorityLevelConfigurationKind);
-const maxCachedFlowHashes = 10_000;
+const maxCachedFlows = 10_000;
 const retryAfterSeconds = 1;
 
 /** Counters of one (priority level, flow schema) pair: what /metrics reports as apiserver_flowcontrol_*. */
@@ -86,9 +86,9 @@ export class PriorityAndFairness implements FlowController {
   private rulesByUser = new WeakMap<UserInfo, UserRule[]>();
   /** by priority level, then flow schema: nested maps, so that no key string is built per request */
   private readonly counters = new Map<string, Map<string, FlowCounters>>();
-  /** shuffle-sharding hashes by flow schema, then distinguisher */
-  private readonly hashes = new Map<string, Map<string, bigint>>();
-  private hashCount = 0;
+  /** flows (their shuffle-sharding hash and hand) by flow schema, then distinguisher */
+  private readonly flows = new Map<string, Map<string, Flow>>();
+  private flowCount = 0;
   private readonly unsubscribe: () => void;
   private readonly adjuster: NodeJS.Timeout;
   private refreshQueued = false;
@@ -136,7 +136,7 @@ export class PriorityAndFairness implements FlowController {
       return { release: () => { if (!released) { released = true; level.exemptExecuting--; counters.executing--; } } };
     }
     const width = estimateWidth(info, request.query, this.options.objectCount);
-    const outcome = level.queues.admit(this.hashOf(schema.name, distinguisherOf(schema, info, user)), width, request.handedOff?.bind(request));
+    const outcome = level.queues.admit(this.flowOf(schema.name, distinguisherOf(schema, info, user)), width, request.handedOff?.bind(request));
     level.highWatermark = Math.max(level.highWatermark, level.queues.seatDemand);
     if (!(outcome instanceof Promise)) {
       this.waitObserver?.(counters, typeof outcome !== 'string', 0);
@@ -179,17 +179,17 @@ export class PriorityAndFairness implements FlowController {
     return c;
   }
 
-  private hashOf(schema: string, distinguisher: string): bigint {
-    let byDistinguisher = this.hashes.get(schema);
-    let h = byDistinguisher?.get(distinguisher);
-    if (h === undefined) {
-      if (this.hashCount >= maxCachedFlowHashes) { this.hashes.clear(); this.hashCount = 0; byDistinguisher = undefined; }
-      if (!byDistinguisher) this.hashes.set(schema, (byDistinguisher = new Map()));
-      h = flowHash(schema, distinguisher);
-      byDistinguisher.set(distinguisher, h);
-      this.hashCount++;
+  private flowOf(schema: string, distinguisher: string): Flow {
+    let byDistinguisher = this.flows.get(schema);
+    let flow = byDistinguisher?.get(distinguisher);
+    if (flow === undefined) {
+      if (this.flowCount >= maxCachedFlows) { this.flows.clear(); this.flowCount = 0; byDistinguisher = undefined; }
+      if (!byDistinguisher) this.flows.set(schema, (byDistinguisher = new Map()));
+      flow = new Flow(flowHash(schema, distinguisher));
+      byDistinguisher.set(distinguisher, flow);
+      this.flowCount++;
     }
-    return h;
+    return flow;
   }
 
   /** Recompiles the configuration from the read model (a configuration change, not a request). */

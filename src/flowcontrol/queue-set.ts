@@ -13,8 +13,6 @@ export type RejectReason = 'queue-full' | 'concurrency-limit' | 'time-out' | 'ca
 
 /** Kubernetes' initial estimate of a request's service time (G), corrected when it finishes */
 const estimatedServiceSeconds = 0.003;
-/** Hands remembered per level: flows repeat, the hash arithmetic need not */
-const maxCachedHands = 10_000;
 
 interface Queue {
   index: number;
@@ -34,6 +32,17 @@ interface Waiter {
 
 const isActive = (q: Queue): boolean => q.waiting.length > 0 || q.seatsInUse > 0;
 
+/**
+ * A flow (a flow schema and a distinguisher) as queue sets see it: its 64-bit hash, and the hand
+ * last dealt from it with the deck it was dealt from. Flows repeat, the hash arithmetic need not:
+ * the hand is dealt again only when the flow meets another deck (a reconfigured or another level).
+ */
+export class Flow {
+  hand: number[] = [];
+  deck: readonly unknown[] | undefined;
+  constructor(readonly hash: bigint) {}
+}
+
 /** A dispatched request: its seats, until finish(). */
 export interface Ticket { finish(): void }
 
@@ -41,7 +50,6 @@ export type Admission = Ticket | RejectReason | Promise<Ticket | RejectReason>;
 
 export class QueueSet {
   private queues: Queue[] = [];
-  private readonly hands = new Map<bigint, number[]>();
   private params: QueuingParams | undefined;
   private currentR = 0;
   private lastRealSeconds: number;
@@ -74,7 +82,6 @@ export class QueueSet {
     this.params = params;
     if (!same) {
       const waiting = this.queues.flatMap((q) => q.waiting);
-      this.hands.clear();
       this.queues = params ? Array.from({ length: params.queues }, (_, index) => ({ index, waiting: [], nextDispatchR: this.currentR, seatsInUse: 0, waitingSeats: 0 })) : [];
       for (const w of waiting) {
         if (!params) { this.dropWaiter(w, 'concurrency-limit'); continue; }
@@ -90,13 +97,13 @@ export class QueueSet {
   }
 
   /**
-   * Asks for `width` seats for a request of the flow whose hash is given. `cancelled` is called
+   * Asks for `width` seats for a request of `flow`. `cancelled` is called
    * only if the request has to wait: its promise resolves when the client left.
    */
-  admit(flowHash: bigint, width: number, cancelled?: () => Promise<unknown>): Admission {
+  admit(flow: Flow, width: number, cancelled?: () => Promise<unknown>): Admission {
     this.advanceR();
     if (!this.params) return this.fits(width) ? this.start(width, undefined) : 'concurrency-limit';
-    const queue = this.shortestQueueOf(this.handOf(flowHash));
+    const queue = this.shortestQueueOf(this.handOf(flow));
     if (queue.waiting.length >= this.params.queueLengthLimit) return 'queue-full';
     if (this.waitingRequests === 0 && this.fits(width)) {
       // nothing waits anywhere: the fair order has nothing to arbitrate
@@ -124,15 +131,14 @@ export class QueueSet {
   /** Seats wanted right now: executing plus waiting (the level's seat demand). */
   get seatDemand(): number { return this.seatsInUse + this.waitingSeats; }
 
-  private handOf(hash: bigint): number[] {
-    let hand = this.hands.get(hash);
-    if (!hand) {
+  private handOf(flow: Flow): number[] {
+    // the queues are replaced whenever the deck changes, so they name the deck
+    if (flow.deck !== this.queues) {
       const params = this.params as QueuingParams;
-      if (this.hands.size >= maxCachedHands) this.hands.clear();
-      hand = deal(hash, params.queues, params.handSize);
-      this.hands.set(hash, hand);
+      flow.hand = deal(flow.hash, params.queues, params.handSize);
+      flow.deck = this.queues;
     }
-    return hand;
+    return flow.hand;
   }
 
   /** The hand's queue with the fewest seats waiting and executing; the first such on ties. */

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
 import { allocate, nominalLimits } from '../../src/flowcontrol/concurrency.js';
-import { QueueSet, type Admission, type Ticket } from '../../src/flowcontrol/queue-set.js';
+import { Flow, QueueSet, type Admission, type Ticket } from '../../src/flowcontrol/queue-set.js';
 import { deal, flowHash } from '../../src/flowcontrol/shuffle-shard.js';
 import { estimateWidth } from '../../src/flowcontrol/width.js';
 import { requestInfo } from '../../src/http/request-info.js';
@@ -51,8 +51,8 @@ async function ticketOf(a: Admission): Promise<Ticket> {
 
 describe('fair queuing', () => {
   // flows whose one-card hands (deck 8) are queues 0 and 1
-  const alice = 0n;
-  const bob = 1n;
+  const alice = new Flow(0n);
+  const bob = new Flow(1n);
 
   it('gives the seat to the flow that used less seat-time, whatever the arrival order', async () => {
     const clock = fakeClock();
@@ -60,8 +60,8 @@ describe('fair queuing', () => {
     const first = await ticketOf(qs.admit(alice, 1));
     const order: string[] = [];
     const waiting: Array<Promise<void>> = [];
-    const enqueue = (who: string, hash: bigint) => {
-      const a = qs.admit(hash, 1);
+    const enqueue = (who: string, flow: Flow) => {
+      const a = qs.admit(flow, 1);
       assert.ok(a instanceof Promise, 'waits: the one seat is taken');
       waiting.push(a.then((t) => { order.push(who); pending.push(t as Ticket); }));
     };
@@ -83,7 +83,7 @@ describe('fair queuing', () => {
   it('alternates between two flows that arrived together and use equal seat-time', async () => {
     const clock = fakeClock();
     const qs = new QueueSet({ queues: 8, handSize: 1, queueLengthLimit: 50 }, 1, 60_000, clock.now);
-    const blocker = await ticketOf(qs.admit(7n, 1));
+    const blocker = await ticketOf(qs.admit(new Flow(7n), 1));
     const order: string[] = [];
     const pending: Ticket[] = [];
     const all: Array<Promise<void>> = [];
@@ -97,6 +97,20 @@ describe('fair queuing', () => {
     }
     await Promise.all(all);
     assert.equal(order.slice(0, 6).filter((w) => w === 'b').length, 3, order.join(''));
+  });
+
+  it('deals a flow its hand again when it meets another deck', async () => {
+    const flow = new Flow(5n); // deck 8, hand 1: queue 5; deck 4: queue 1
+    const qs = new QueueSet({ queues: 8, handSize: 1, queueLengthLimit: 5 }, 1, 60_000);
+    const first = await ticketOf(qs.admit(flow, 1));
+    assert.deepEqual(flow.hand, [5]);
+    first.finish();
+    qs.configure({ queues: 4, handSize: 1, queueLengthLimit: 5 }, 1);
+    (await ticketOf(qs.admit(flow, 1))).finish();
+    assert.deepEqual(flow.hand, deal(5n, 4, 1));
+    const other = new QueueSet({ queues: 8, handSize: 1, queueLengthLimit: 5 }, 1, 60_000);
+    (await ticketOf(other.admit(flow, 1))).finish();
+    assert.deepEqual(flow.hand, [5]);
   });
 
   it('rejects beyond the queue length limit, and after the wait limit', async () => {
