@@ -19,7 +19,8 @@ const absoluteForm = /^[A-Za-z][A-Za-z0-9+.-]*:\/\/[^/?#]*/;
 
 /** Splits a request target into path and query. Never throws: bad escapes are found by `pathSegments`. */
 export function parseRequestTarget(target: string | undefined): RequestTarget {
-  let rest = (target ?? '/').replace(absoluteForm, '');
+  // origin-form (`/path`), what clients send, needs no look for an authority
+  let rest = target === undefined ? '/' : target.charCodeAt(0) === 0x2f ? target : target.replace(absoluteForm, '');
   const hash = rest.indexOf('#');
   if (hash >= 0) rest = rest.slice(0, hash);
   const question = rest.indexOf('?');
