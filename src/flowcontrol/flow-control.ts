@@ -16,8 +16,8 @@ export interface FlowRequest {
   query?: URLSearchParams;
   /** response headers naming the classification (X-Kubernetes-PF-*), set on every answer */
   setResponseHeader?(name: string, value: string): void;
-  /** resolves once the response is handed off, or the client left: a request still waiting then is dropped */
-  handedOff?(): Promise<unknown>;
+  /** calls `fn` once the response is handed off, or the client left: a request still waiting then is dropped */
+  whenHandedOff?(fn: () => void): void;
 }
 
 export interface FlowController {

@@ -136,7 +136,7 @@ export class PriorityAndFairness implements FlowController {
       return { release: () => { if (!released) { released = true; level.exemptExecuting--; counters.executing--; } } };
     }
     const width = estimateWidth(info, request.query, this.options.objectCount);
-    const outcome = level.queues.admit(this.flowOf(schema.name, distinguisherOf(schema, info, user)), width, request.handedOff?.bind(request));
+    const outcome = level.queues.admit(this.flowOf(schema.name, distinguisherOf(schema, info, user)), width, request);
     level.highWatermark = Math.max(level.highWatermark, level.queues.seatDemand);
     if (!(outcome instanceof Promise)) {
       this.waitObserver?.(counters, typeof outcome !== 'string', 0);

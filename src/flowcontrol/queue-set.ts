@@ -5,6 +5,7 @@
  * seat-seconds) goes next, so each active flow gets an equal share of the level's seat-time
  * whatever its request rate. A level without queuing (Reject) answers at once.
  */
+import type { FlowRequest } from './flow-control.js';
 import { deal } from './shuffle-shard.js';
 
 export interface QueuingParams { queues: number; handSize: number; queueLengthLimit: number }
@@ -97,10 +98,10 @@ export class QueueSet {
   }
 
   /**
-   * Asks for `width` seats for a request of `flow`. `cancelled` is called
-   * only if the request has to wait: its promise resolves when the client left.
+   * Asks for `width` seats for a request of `flow`. A request that has to wait is dropped if
+   * `request` tells of its hand-off first (its client left).
    */
-  admit(flow: Flow, width: number, cancelled?: () => Promise<unknown>): Admission {
+  admit(flow: Flow, width: number, request?: Pick<FlowRequest, 'whenHandedOff'>): Admission {
     this.advanceR();
     if (!this.params) return this.fits(width) ? this.start(width, undefined) : 'concurrency-limit';
     const queue = this.shortestQueueOf(this.handOf(flow));
@@ -123,7 +124,7 @@ export class QueueSet {
       queue.waitingSeats += width;
       this.waitingRequests++;
       this.waitingSeats += width;
-      void cancelled?.().then(() => this.dropWaiter(waiter, 'cancelled'));
+      request?.whenHandedOff?.(() => this.dropWaiter(waiter, 'cancelled'));
       this.dispatchAsMuchAsPossible();
     });
   }

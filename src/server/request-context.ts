@@ -51,11 +51,6 @@ export class RequestContext {
     else fn();
   }
 
-  /** `whenHandedOff` as a promise. */
-  handedOff(): Promise<void> {
-    return new Promise((resolve) => this.whenHandedOff(resolve));
-  }
-
   /** A response header every answer carries (Audit-Id, the flow-control UIDs). */
   setResponseHeader(name: string, value: string): void {
     if (this.exchange) this.exchange.setHeader(name, value);

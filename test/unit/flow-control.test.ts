@@ -131,7 +131,7 @@ describe('fair queuing', () => {
     await ticketOf(queued.admit(alice, 1));
     let leave!: () => void;
     const left = new Promise<void>((r) => { leave = r; });
-    const waiting = queued.admit(bob, 1, () => left);
+    const waiting = queued.admit(bob, 1, { whenHandedOff: (drop) => void left.then(drop) });
     leave();
     assert.equal(await waiting, 'cancelled');
   });
