@@ -10,7 +10,7 @@
  * them (or the stream is gone); the slab table may cut a stream that pins a slab too long.
  */
 import type { Frame } from '../watch/frames.js';
-import type { SlabHolder, SlabTable } from '../watch/slabs.js';
+import { SlabPins, type SlabHolder, type SlabTable } from '../watch/slabs.js';
 import type { WatchSink } from '../watch/watcher.js';
 
 /** A transport's sink, which also tells whether its socket has room for another batch. */
@@ -55,6 +55,7 @@ function bytesOf(frames: readonly Frame[]): number {
 }
 
 export class PacedWatch implements WatchSink, SlabHolder {
+  readonly slabPins = new SlabPins();
   /** the catch-up's batches still to build; undefined once all are written */
   private catchUp: CatchUpBatches | undefined;
   /** live batches waiting for the catch-up or for room, from `head` on */
@@ -183,6 +184,8 @@ export class PacedWatch implements WatchSink, SlabHolder {
     this.head = 0;
     this.sink.hold(-this.queuedBytes);
     this.queuedBytes = 0;
+    // frames in a socket write stay pinned until it took them
+    this.slabs?.finish(this);
     this.stop?.();
   }
 }

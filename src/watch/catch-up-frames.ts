@@ -7,9 +7,10 @@
  */
 import type { StoredObject } from '../store/read-model.js';
 import type { Frame } from './frames.js';
-import type { SlabHolder, SlabTable } from './slabs.js';
+import { SlabPins, type SlabHolder, type SlabTable } from './slabs.js';
 
 export class CatchUpFrames implements SlabHolder {
+  readonly slabPins = new SlabPins();
   private readonly byObject = new Map<StoredObject, Map<string, Buffer | Uint8Array>>();
   private bytes = 0;
 

@@ -24,8 +24,13 @@ const clockEvery = 8;
 const maxRuns = 4096;
 
 export class FlushQueue {
-  private streams: Watcher[] = [];
+  /**
+   * The waiting streams, `streams[head … tail)`. One array, reused pass after pass (slots cleared
+   * as they are written): an array grown anew each pass lived through it and was promoted.
+   */
+  private readonly streams: Array<Watcher | undefined> = [];
   private head = 0;
+  private tail = 0;
   /** streams queued, and flushed, since the start: positions in the queue's history */
   private queuedCount = 0;
   private flushedCount = 0;
@@ -33,7 +38,7 @@ export class FlushQueue {
   private waiting: Array<{ at: number; run: () => void }> = [];
   private scheduled = false;
   /** merged frames of the pass under way, shared by every stream given the same run */
-  private runs: FrameRuns = new Map();
+  private readonly runs: FrameRuns = new Map();
 
   /** `flush` writes one stream's frames; `runs` lets streams share the frames merged for them. */
   constructor(private readonly flush: (w: Watcher, runs: FrameRuns) => void) {}
@@ -42,7 +47,7 @@ export class FlushQueue {
   add(w: Watcher): void {
     if (w.queued) return;
     w.queued = true;
-    this.streams.push(w);
+    this.streams[this.tail++] = w;
     this.queuedCount++;
     if (!this.scheduled) {
       this.scheduled = true;
@@ -63,12 +68,15 @@ export class FlushQueue {
 
   private readonly slice = (): void => {
     this.scheduled = false;
-    const runs = this.runs.size < maxRuns ? this.runs : (this.runs = new Map());
+    const runs = this.runs;
+    if (runs.size >= maxRuns) runs.clear();
     const until = performance.now() + sliceMs;
-    while (this.head < this.streams.length) {
-      const end = Math.min(this.head + clockEvery, this.streams.length);
+    const streams = this.streams;
+    while (this.head < this.tail) {
+      const end = Math.min(this.head + clockEvery, this.tail);
       while (this.head < end) {
-        const w = this.streams[this.head++];
+        const w = streams[this.head] as Watcher;
+        streams[this.head++] = undefined;
         w.queued = false;
         // counted first: a stream whose write failed must not hold back every later whenFlushed
         this.flushedCount++;
@@ -76,13 +84,14 @@ export class FlushQueue {
       }
       if (performance.now() >= until) break;
     }
-    if (this.head === this.streams.length) {
-      this.streams = [];
-      this.head = 0;
-      this.runs = new Map();
-    } else if (this.head > 4096 && this.head * 2 > this.streams.length) {
-      // drop the written prefix once it dominates: amortized O(1) per stream
-      this.streams = this.streams.slice(this.head);
+    if (this.head === this.tail) {
+      this.head = this.tail = 0;
+      this.runs.clear();
+    } else if (this.head > 4096 && this.head * 2 > this.tail) {
+      // move the waiting part to the front once the written prefix dominates: amortized O(1) per stream
+      streams.copyWithin(0, this.head, this.tail);
+      streams.fill(undefined, this.tail - this.head, this.tail);
+      this.tail -= this.head;
       this.head = 0;
     }
     let due = 0;
@@ -92,7 +101,7 @@ export class FlushQueue {
       this.waiting = this.waiting.slice(due);
       for (const r of ready) r.run();
     }
-    if (this.head < this.streams.length && !this.scheduled) {
+    if (this.head < this.tail && !this.scheduled) {
       this.scheduled = true;
       setImmediate(this.slice);
     }

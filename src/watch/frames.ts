@@ -25,29 +25,23 @@ export interface WatchView {
 export type FrameRuns = Map<Uint8Array, { last: Uint8Array; view: Buffer }>;
 
 /**
- * The frames with each run of byte frames that lie side by side in one buffer (a batch's frames
- * in an encoder slab) merged into one view of it: one socket write instead of one per event, and
- * no copy. Returns `frames` itself when nothing merges.
+ * `frames[0 … count)` with each run of byte frames that lie side by side in one buffer (a batch's
+ * frames in an encoder slab) merged into one view of it: one socket write instead of one per
+ * event, and no copy. Always a new array, so a watcher can reuse its own.
  */
-export function coalesceFrames(frames: Frame[], runs?: FrameRuns): Frame[] {
-  if (frames.length < 2) return frames;
-  let out: Frame[] | undefined;
+export function coalesceFrames(frames: readonly Frame[], count = frames.length, runs?: FrameRuns): Frame[] {
+  const out: Frame[] = [];
   let runStart = 0;
-  for (let i = 1; i <= frames.length; i++) {
+  for (let i = 1; i <= count; i++) {
     const prev = frames[i - 1];
-    const cur = frames[i];
-    const adjacent = i < frames.length && typeof prev !== 'string' && typeof cur !== 'string' &&
+    const cur = i < count ? frames[i] : undefined;
+    const adjacent = cur !== undefined && typeof prev !== 'string' && typeof cur !== 'string' &&
       cur.buffer === prev.buffer && prev.byteOffset + prev.byteLength === cur.byteOffset;
     if (adjacent) continue;
-    if (i - runStart > 1) {
-      out ??= frames.slice(0, runStart);
-      out.push(mergedRun(frames[runStart] as Uint8Array, frames[i - 1] as Uint8Array, runs));
-    } else if (out) {
-      out.push(frames[i - 1]);
-    }
+    out.push(i - runStart > 1 ? mergedRun(frames[runStart] as Uint8Array, prev as Uint8Array, runs) : prev);
     runStart = i;
   }
-  return out ?? frames;
+  return out;
 }
 
 function mergedRun(first: Uint8Array, last: Uint8Array, runs: FrameRuns | undefined): Buffer {

@@ -105,6 +105,9 @@ describe('the encoder pool\'s frames', () => {
     assert.deepEqual(coalesceFrames([a, b, 'x\n', c, other, d]).map(String), ['aaabbb', 'x\n', 'ccc', 'eee', 'ddd'], 'strings and other buffers stay as they are');
     assert.deepEqual(coalesceFrames([b, a]).map(String), ['bbb', 'aaa'], 'out of order is not adjacent');
     const single = [a];
-    assert.equal(coalesceFrames(single), single);
+    const out = coalesceFrames(single);
+    assert.notEqual(out, single, 'a new array: the caller reuses its own');
+    assert.deepEqual(out, single);
+    assert.deepEqual(coalesceFrames([a, b, c], 2).map(String), ['aaabbb'], 'only the first `count` frames');
   });
 });

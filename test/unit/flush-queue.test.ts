@@ -47,4 +47,26 @@ describe('FlushQueue', () => {
     while (!done) await turn();
     assert.equal(writes, 400);
   });
+
+  it('keeps the order through a long pass that moves its waiting part to the front, with streams joining during it', async () => {
+    const written: string[] = [];
+    let added = false;
+    const queue = new FlushQueue((w) => {
+      const name = (w as Watcher & { name: string }).name;
+      written.push(name);
+      // streams that get frames while the pass is under way queue behind it
+      if (name === 's6000' && !added) { added = true; for (let i = 0; i < 100; i++) queue.add(stream(`late${i}`)); }
+      const until = performance.now() + 0.002;
+      while (performance.now() < until);
+    });
+    const streams = Array.from({ length: 10_000 }, (_, i) => stream(`s${i}`));
+    for (const w of streams) queue.add(w);
+    // the late streams are queued during the pass: wait for the queue to be idle, not for a callback registered before them
+    for (let turns = 0; !queue.idle && turns < 100_000; turns++) await turn();
+    assert.ok(queue.idle, 'every stream written');
+    assert.deepEqual(written, [...streams.map((w) => w.name), ...Array.from({ length: 100 }, (_, i) => `late${i}`)]);
+    queue.add(streams[0]);
+    await turn();
+    assert.equal(written.at(-1), 's0', 'written again once queued again');
+  });
 });

@@ -9,7 +9,7 @@ import { receiveBatch, type EncoderPool } from '../../src/watch/encoder-pool.js'
 import { ChangeLog } from '../../src/watch/change-log.js';
 import type { Frame } from '../../src/watch/frames.js';
 import { shapeOf, watchEncoders, type WatchRepresentation } from '../../src/watch/shape.js';
-import { SlabTable, SlabWriter } from '../../src/watch/slabs.js';
+import { SlabPins, SlabTable, SlabWriter } from '../../src/watch/slabs.js';
 import { WatchHub } from '../../src/watch/watch-hub.js';
 import type { WatchSink, WatchSpec } from '../../src/watch/watcher.js';
 
@@ -218,7 +218,7 @@ describe('WatchHub fan-out', () => {
     const hub = new WatchHub(readModel, new ChangeLog(1, 60_000), pool as unknown as EncoderPool, { maxBufferedBytes: 1 << 20, bookmarkIntervalMs: 60_000 });
     const objects = ['a', 'b', 'c'].map((n, i) => new StoredObject(JSON.parse(sa(n)), 2 + i));
     const items = objects.map((stored) => ({ type: 'ADDED' as const, stored }));
-    const holder = { cut: () => assert.fail('not cut') };
+    const holder = { cut: () => assert.fail('not cut'), slabPins: new SlabPins() };
     const [first, second] = await Promise.all([hub.catchUpPooled(items, spec('protobuf'), holder), hub.catchUpPooled(items, spec('protobuf'), holder)]);
     assert.equal(pool.calls, 1, 'the second watcher waited for the first one\'s encoding');
     assert.equal(pool.objects, 3);
