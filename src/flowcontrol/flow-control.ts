@@ -7,7 +7,8 @@ import type { RequestInfo } from '../http/request-info.js';
 import type { UserInfo } from '../auth/user.js';
 import type { StatusError } from '../status/status-error.js';
 
-export interface Seat { release(): void }
+/** A granted seat; `release` is a function value (handed to the hand-off callbacks as it is) and safe to call twice. */
+export interface Seat { readonly release: () => void }
 
 export interface FlowRequest {
   info: RequestInfo;

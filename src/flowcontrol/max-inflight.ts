@@ -8,7 +8,7 @@ import { errors } from '../status/status-error.js';
 import type { FlowController, Seat } from './flow-control.js';
 
 const mutatingVerbs = new Set(['create', 'update', 'patch', 'delete', 'deletecollection']);
-const exempt: Seat = { release() {} };
+const exempt: Seat = { release: () => undefined };
 
 export class MaxInflightLimiter implements FlowController {
   private readonly inflight = { readOnly: 0, mutating: 0 };

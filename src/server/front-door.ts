@@ -76,12 +76,15 @@ export class FrontDoor {
 
   private serve(ctx: RequestContext): void {
     this.active++;
-    // the pipeline's first filters answer every failure; this catch only guards the count
-    this.pipeline(ctx).catch(() => { /* answered by the recover filter */ }).finally(() => {
-      this.active--;
-      if (this.active === 0) this.drained?.();
-    });
+    // the pipeline's first filters answer every failure (the recover filter): a rejection here only ends the count
+    this.pipeline(ctx).then(this.settled, this.settled);
   }
+
+  /** One function for every request's end, bound once (a closure or two per request otherwise). */
+  private readonly settled = (): void => {
+    this.active--;
+    if (this.active === 0) this.drained?.();
+  };
 
   listen(port: number, host: string): Promise<number> {
     return new Promise((resolve, reject) => {

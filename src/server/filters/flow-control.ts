@@ -11,7 +11,7 @@ import type { RequestContext } from '../request-context.js';
 
 function proceed(seat: Seat | StatusError, ctx: RequestContext, next: Handler): Promise<void> {
   if (seat instanceof StatusError) return Promise.reject(seat);
-  const release = (): void => seat.release();
+  const release = seat.release;
   if (ctx.info.longRunning) setImmediate(release);
   // an upgrade has no response to wait for: its seat is held while it is handled
   else if (!ctx.exchange) return next(ctx).finally(release);
