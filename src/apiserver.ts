@@ -19,7 +19,7 @@ import { bootstrapObjects } from './assembly/bootstrap.js';
 import { startControllers } from './assembly/controllers.js';
 import { assembleFlowControl } from './assembly/flow-control.js';
 import { serverIdentity } from './assembly/identity.js';
-import { Lifecycle } from './assembly/lifecycle.js';
+import { apfConfigProducerHook, Lifecycle } from './assembly/lifecycle.js';
 import { assembleMetrics } from './assembly/metrics.js';
 import { assemblePipeline } from './assembly/pipeline.js';
 import { startStorage } from './assembly/storage.js';
@@ -64,6 +64,11 @@ export async function startApiServer(config: ServerConfig, log: Logger): Promise
     externalAddress: `${hostForUrl(config.advertiseAddress ?? config.bindAddress)}:${config.securePort}`, services,
   });
   const flowControl = assembleFlowControl(config, readModel, api.kinds);
+  // the levels and schemas are read from the read model as it is built, and the filter is in the chain
+  if (flowControl.apf) {
+    lifecycle.done('priority-and-fairness-config-consumer', 'priority-and-fairness-filter');
+    lifecycle.expect(apfConfigProducerHook);
+  }
   const metrics = assembleMetrics({ kinds: api.kinds, encoders: storage.encoders, readModel, apf: flowControl.apf, auditor, hub: watching.hub });
   const shutdownListeners = new Set<() => void>();
   let address = '';
@@ -91,8 +96,10 @@ export async function startApiServer(config: ServerConfig, log: Logger): Promise
   writeKubeconfig(kubeconfigPath, { server: url, caCertPem: pki.caCertPem, clientCertPem: pki.adminCertPem, clientKeyPem: pki.adminKeyPem });
 
   await bootstrapObjects(readModel, api.stores, authz.rbacIndex !== undefined, lifecycle);
-  const controllers = startControllers({ config, log, readModel, api, authn, authz, apf: flowControl.apf !== undefined, caCertPem: pki.caCertPem });
+  const controllers = startControllers({ config, log, readModel, api, authn, authz, apf: flowControl.apf !== undefined, lifecycle, caCertPem: pki.caCertPem });
   lifecycle.done('start-service-account-controller', 'start-namespace-controller');
+  // "ready" is logged when /readyz would say so
+  await lifecycle.finished(apfConfigProducerHook);
   lifecycle.ready = true;
   log.info({ url, kubeconfig: kubeconfigPath, revision: readModel.revision, startupMs: Date.now() - lifecycle.started }, 'orch-apiserver is ready');
 

@@ -19,6 +19,7 @@ import type { Authentication } from '../server/authentication.js';
 import type { Authorization } from '../server/authorization.js';
 import type { ReadModel } from '../store/read-model.js';
 import type { Api } from './api.js';
+import { apfConfigProducerHook, type Lifecycle } from './lifecycle.js';
 
 export interface ControllerParts {
   config: ServerConfig;
@@ -29,11 +30,18 @@ export interface ControllerParts {
   authz: Authorization;
   /** with priority and fairness on, its mandatory and suggested objects are kept */
   apf: boolean;
+  /** the post-start hooks a controller's first pass finishes */
+  lifecycle: Lifecycle;
   caCertPem: string;
 }
 
-export function startControllers({ config, log, readModel, api: { kinds, stores }, authn, authz, apf, caCertPem }: ControllerParts): Array<{ stop(): void }> {
+export function startControllers({ config, log, readModel, api: { kinds, stores }, authn, authz, apf, lifecycle, caCertPem }: ControllerParts): Array<{ stop(): void }> {
   const onError = (err: unknown) => log.error({ err }, 'controller error');
+  const apfConfiguration = apf ? new ApfConfigurationController(readModel, { flowSchemas: stores.of(flowSchemaKind), priorityLevels: stores.of(priorityLevelConfigurationKind) }, onError) : undefined;
+  if (apfConfiguration) {
+    // ready once the configuration objects exist (apiserver.ts expects the hook)
+    void apfConfiguration.idle().then(() => lifecycle.done(apfConfigProducerHook));
+  }
   return [
     new ServiceAccountController(readModel, stores.of(serviceAccountKind), onError),
     new NamespaceController(readModel, stores.of(namespaceKind), () => stores.namespaced(), onError),
@@ -43,7 +51,7 @@ export function startControllers({ config, log, readModel, api: { kinds, stores 
       serving: { ratcheting: config.featureGates.enabled('CRDValidationRatcheting') },
     }),
     ...(config.enableGarbageCollector ? [new GarbageCollector({ readModel, kinds, storeOf: (k) => stores.of(k), onError })] : []),
-    ...(apf ? [new ApfConfigurationController(readModel, { flowSchemas: stores.of(flowSchemaKind), priorityLevels: stores.of(priorityLevelConfigurationKind) }, onError)] : []),
+    ...(apfConfiguration ? [apfConfiguration] : []),
     ...(authn.tokenGenerator ? [new TokenSecretController(readModel, stores.of(secretKind), authn.tokenGenerator, caCertPem, onError)] : []),
   ];
 }

@@ -2,6 +2,12 @@
  * Where the server is in its life: the post-start hooks /readyz reports (kube-apiserver's names),
  * whether it is ready, and whether it is shutting down.
  */
+/**
+ * kube-apiserver is not ready before its flow-control configuration objects exist: every response
+ * names its FlowSchema's UID, and clients may read the objects at once.
+ */
+export const apfConfigProducerHook = 'priority-and-fairness-config-producer';
+
 export class Lifecycle {
   readonly started = Date.now();
   ready = false;
@@ -19,7 +25,19 @@ export class Lifecycle {
     this.postStartHooks.set(hook, false);
   }
 
+  private readonly waiting = new Map<string, Array<() => void>>();
+
   done(...hooks: string[]): void {
-    for (const hook of hooks) this.postStartHooks.set(hook, true);
+    for (const hook of hooks) {
+      this.postStartHooks.set(hook, true);
+      for (const resolve of this.waiting.get(hook) ?? []) resolve();
+      this.waiting.delete(hook);
+    }
+  }
+
+  /** Resolves once `hook` is done (at once for a hook nobody expects). */
+  finished(hook: string): Promise<void> {
+    if (this.postStartHooks.get(hook) !== false) return Promise.resolve();
+    return new Promise((resolve) => { this.waiting.set(hook, [...(this.waiting.get(hook) ?? []), resolve]); });
   }
 }

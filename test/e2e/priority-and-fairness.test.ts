@@ -51,6 +51,24 @@ async function nominalSeats(server: TestServer, name: string): Promise<number> {
   return Math.ceil(serverConcurrency * shares(levels.find((pl) => pl.metadata.name === name)) / sum);
 }
 
+describe('priority and fairness at start', () => {
+  let server: TestServer;
+  before(async () => { server = await startServer(); });
+  after(async () => { await server?.dispose(); });
+
+  it('is ready only once its configuration objects exist, as kube-apiserver\'s config-producer hook', async () => {
+    // the first request after /readyz answered 200: no waiting for the objects
+    const first = await request(server, '/api/v1/namespaces/default');
+    const exempt = await request(server, `${group}/flowschemas/exempt`);
+    expectStatus(exempt, 200, 'the exempt FlowSchema');
+    assert.equal(first.headers['x-kubernetes-pf-flowschema-uid'], exempt.json.metadata.uid, 'an admin is classified by the stored exempt schema');
+    const readyz = await request(server, '/readyz?verbose');
+    for (const hook of ['priority-and-fairness-config-consumer', 'priority-and-fairness-filter', 'priority-and-fairness-config-producer']) {
+      assert.match(readyz.body, new RegExp(`\\[\\+\\]poststarthook/${hook} ok`));
+    }
+  });
+});
+
 describe('FlowSchema and PriorityLevelConfiguration', () => {
   let server: TestServer;
   before(async () => {
