@@ -98,10 +98,12 @@ export async function startApiServer(config: ServerConfig, log: Logger): Promise
   await bootstrapObjects(readModel, api.stores, authz.rbacIndex !== undefined, lifecycle);
   const controllers = startControllers({ config, log, readModel, api, authn, authz, apf: flowControl.apf !== undefined, lifecycle, caCertPem: pki.caCertPem });
   lifecycle.done('start-service-account-controller', 'start-namespace-controller');
-  // "ready" is logged when /readyz would say so
-  await lifecycle.finished(apfConfigProducerHook);
   lifecycle.ready = true;
-  log.info({ url, kubeconfig: kubeconfigPath, revision: readModel.revision, startupMs: Date.now() - lifecycle.started }, 'orch-apiserver is ready');
+  // "ready" is logged when /readyz says so. Not awaited: a configuration that never gets stored
+  // leaves the server serving and not ready, as kube-apiserver, and a signal still stops it
+  void lifecycle.finished(apfConfigProducerHook).then(() => {
+    log.info({ url, kubeconfig: kubeconfigPath, revision: readModel.revision, startupMs: Date.now() - lifecycle.started }, 'orch-apiserver is ready');
+  });
 
   let stopping: Promise<void> | undefined;
   return {
