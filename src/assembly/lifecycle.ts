@@ -2,12 +2,6 @@
  * Where the server is in its life: the post-start hooks /readyz reports (kube-apiserver's names),
  * whether it is ready, and whether it is shutting down.
  */
-/**
- * kube-apiserver is not ready before its flow-control configuration objects exist: every response
- * names its FlowSchema's UID, and clients may read the objects at once.
- */
-export const apfConfigProducerHook = 'priority-and-fairness-config-producer';
-
 export class Lifecycle {
   readonly started = Date.now();
   ready = false;
@@ -19,13 +13,13 @@ export class Lifecycle {
     ['start-service-account-controller', false],
     ['start-namespace-controller', false],
   ]);
+  /** who waits for a hook (`finished`) */
+  private readonly waiting = new Map<string, Array<() => void>>();
 
   /** a hook that must finish before the server is ready */
   expect(hook: string): void {
     this.postStartHooks.set(hook, false);
   }
-
-  private readonly waiting = new Map<string, Array<() => void>>();
 
   done(...hooks: string[]): void {
     for (const hook of hooks) {
@@ -41,3 +35,9 @@ export class Lifecycle {
     return new Promise((resolve) => { this.waiting.set(hook, [...(this.waiting.get(hook) ?? []), resolve]); });
   }
 }
+
+/**
+ * kube-apiserver is not ready before its flow-control configuration objects exist: every response
+ * names its FlowSchema's UID, and clients may read the objects at once.
+ */
+export const apfConfigProducerHook = 'priority-and-fairness-config-producer';

@@ -51,28 +51,21 @@ export function dispatcher(deps: DispatchDeps): Handler {
     });
   };
 
-  // the chain's last step, run by every request: a plain function (no async frame), whose refusals
-  // are rejected promises like every filter's, never synchronous throws
-  const serve = (ctx: RequestContext): Promise<void> | undefined => {
+  // the chain's last step, run by every request: a plain function (no async frame); what it throws
+  // the chain turns into a rejection, like every filter's
+  return (ctx: RequestContext): Promise<void> => {
     if (ctx.upgrade) return upgrade(ctx, ctx.upgrade);
     const ex = ctx.exchange;
     if (!ex) throw errors.pathNotFound();
     ex.user = ctx.user;
     if (!ctx.info.isResourceRequest) {
       if (!deps.nonResource.serve(ex)) throw errors.pathNotFound();
-      return undefined;
+      return Promise.resolve();
     }
     const kind = kindOf(deps.kinds, ctx.info);
     ex.kind = kind;
     noteDeprecation(kind, ctx.info, ctx, ex.warnings, deps.onDeprecatedRequest);
     void ex.negotiated; // an unacceptable Accept fails before any work is done
     return deps.resources.serve(ex, ctx.info, kind);
-  };
-  return (ctx) => {
-    try {
-      return serve(ctx) ?? Promise.resolve();
-    } catch (err) {
-      return Promise.reject(err);
-    }
   };
 }

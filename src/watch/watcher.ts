@@ -126,19 +126,21 @@ export class Watcher {
     if (count === 0 || this.closed) return 0;
     this.pendingCount = 0;
     const frames = this.pending;
-    if (this.sink.bufferedBytes() > maxBufferedBytes) {
-      // the client is not reading: cut its watch (and drop its backlog) rather than buffer without bound
-      frames.fill(undefined as never, 0, count);
+    // the client is not reading: its watch is cut (its backlog dropped) rather than buffered without bound
+    const slow = this.sink.bufferedBytes() > maxBufferedBytes;
+    if (!slow) {
+      // a string frame's length counts UTF-16 units: the byte count for the ASCII JSON almost all frames are
+      if (this.sizes) for (let i = 0; i < count; i++) this.sizes.observe(frames[i].length);
+      // the sink keeps its own (new) array until the socket took the bytes, a tick when it keeps up
+      this.sink.write(coalesceFrames(frames, count, runs));
+    }
+    // let go of the frames: strings and views must not live on in a reused array
+    frames.fill(undefined as never, 0, count);
+    if (slow) {
       this.endedSlow = true;
       this.close();
       return 0;
     }
-    // a string frame's length counts UTF-16 units: the byte count for the ASCII JSON almost all frames are
-    if (this.sizes) for (let i = 0; i < count; i++) this.sizes.observe(frames[i].length);
-    // the sink keeps its own (new) array until the socket took the bytes, a tick when it keeps up
-    this.sink.write(coalesceFrames(frames, count, runs));
-    // let go of the frames: strings and views must not live on in a reused array
-    frames.fill(undefined as never, 0, count);
     this.sent.sent += count;
     return count;
   }

@@ -58,6 +58,18 @@ describe('the handler chain', () => {
     assert.match(lines.join(''), /TypeError: boom/);
   });
 
+  it('turns a synchronous throw of a filter or the handler into a rejection the earlier filters see', async () => {
+    const seen: string[] = [];
+    const watching = { name: 'watching', filter: (ctx: RequestContext, next: (c: RequestContext) => Promise<void>) => next(ctx).then(() => { seen.push('resolved'); }, (err: StatusError) => { seen.push(`rejected ${err.code}`); throw err; }) };
+    const throwing = { name: 'throwing', filter: () => { throw new StatusError(403, 'Forbidden', 'no'); } };
+    const { ctx, res } = fakeContext();
+    await chain([{ name: 'recover', filter: recoverFilter(silent) }, watching, throwing], async () => {})(ctx);
+    assert.deepEqual(seen, ['rejected 403'], 'the filter before the throw saw it as a rejection');
+    assert.equal(res.answered?.code, 403);
+    const bare = fakeContext();
+    await assert.rejects(chain([], () => { throw new StatusError(404, 'NotFound', 'gone'); })(bare.ctx), (e: StatusError) => e.code === 404);
+  });
+
   it('answers a StatusError as it is, without logging it as a bug', async () => {
     const lines: string[] = [];
     const log = pino({ level: 'error' }, { write: (l: string) => { lines.push(l); } });

@@ -16,12 +16,7 @@ function proceed(user: UserInfo, ctx: RequestContext, next: Handler): Promise<vo
 
 export function authenticationFilter(authenticator: UnionAuthenticator): Filter {
   return (ctx, next) => {
-    let user: UserInfo | Promise<UserInfo>;
-    try {
-      user = authenticator.authenticate({ socket: ctx.socket, headers: ctx.req.headers, rawHeaders: ctx.req.rawHeaders, path: ctx.path });
-    } catch (err) {
-      return Promise.reject(err);
-    }
+    const user = authenticator.authenticate({ socket: ctx.socket, headers: ctx.req.headers, rawHeaders: ctx.req.rawHeaders, path: ctx.path });
     // a certificate or a header-less request is known at once: no promise between the filters
     return user instanceof Promise ? user.then((u) => proceed(u, ctx, next)) : proceed(user, ctx, next);
   };

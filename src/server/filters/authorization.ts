@@ -33,12 +33,7 @@ function proceed(d: Decision, attributes: Attributes, ctx: RequestContext, next:
 export function authorizationFilter(authorizer: Authorizer): Filter {
   return (ctx, next) => {
     const attributes = requestAttributes(ctx);
-    let d: Decision | Promise<Decision>;
-    try {
-      d = authorizer.authorize(attributes);
-    } catch (err) {
-      return Promise.reject(err);
-    }
+    const d = authorizer.authorize(attributes);
     // RBAC decides from its index at once: no promise between the filters
     return d instanceof Promise ? d.then((decided) => proceed(decided, attributes, ctx, next)) : proceed(d, attributes, ctx, next);
   };

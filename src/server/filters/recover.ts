@@ -15,16 +15,7 @@ export function recoverFilter(log: Logger): Filter {
     answerError(ctx, err instanceof StatusError ? err : errors.internal(err));
   };
   // not an async function: on every request its frame and the await cost more than this one reaction
-  return (ctx, next) => {
-    let work: Promise<void>;
-    try {
-      work = next(ctx);
-    } catch (err) {
-      recover(ctx, err);
-      return Promise.resolve();
-    }
-    return work.then(undefined, (err: unknown) => recover(ctx, err));
-  };
+  return (ctx, next) => next(ctx).then(undefined, (err: unknown) => recover(ctx, err));
 }
 
 export function answerError(ctx: RequestContext, err: StatusError): void {
