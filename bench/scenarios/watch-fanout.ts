@@ -1,11 +1,12 @@
 /**
  * watch-fanout: N watch streams over TLS, held by separate load processes (bench/watch-client.ts),
  * while a writer offers E creates per second; delivered events/s (median and spread over
- * one-second windows), commit-to-receipt latency, server CPU and RSS. Baseline in the same run: a
+ * one-second windows), event latency, server CPU and RSS. Baseline in the same run: a
  * bare Node TLS server writing pre-encoded frames to the same number of streams, held by the same
  * load processes. With ORCH_BENCH_SERVER=<dir>, the server is the build in that checkout (a
- * before-and-after comparison with the same load). Latency is measured from just before each create request (so it includes the
- * durable commit) to receipt, on one event in `sampleEvery`; percentiles from an HDR histogram
+ * before-and-after comparison with the same load). Latency is sampled on one event in `sampleEvery`,
+ * twice: send→receipt from just before each create request (so it includes the create's own path
+ * and durable commit), and commit→receipt from the create's acknowledgement; percentiles from an HDR histogram
  * (hdr-histogram-js). The writer is an undici pool of 16 connections. What is watched and created
  * is bench/fanout-target.ts: ServiceAccounts, or with `--cr 1` Widgets, a custom resource whose
  * CRD has a 20-field schema and 3 CEL rules (not served in protobuf, so `--protobuf` must be 0).
@@ -41,7 +42,8 @@ function latencyPercentiles(samples: readonly number[]): ReturnType<typeof perce
   };
 }
 
-interface ClientReport { events: number; bytes: number; latencies: number[]; open: number; marks: number[]; cpuMs: number }
+/** `latencies[k]`: receipt − send of the sample received at `sampledAt[k]` (ms since the epoch) */
+interface ClientReport { events: number; bytes: number; latencies: number[]; sampledAt: number[]; open: number; marks: number[]; cpuMs: number }
 type StreamForm = 'json' | 'protobuf' | 'table';
 
 interface Run {
@@ -51,7 +53,16 @@ interface Run {
   eventsDelivered: number; expectedEvents: number; eventsPerSec: number;
   /** events/s per one-second window, the first window left out as warm-up */
   windowEventsPerSec: Spread;
+  /** from the writer sending the create (the `sent` annotation) to a client receiving its event */
   latencyMs: ReturnType<typeof percentiles>;
+  /**
+   * From the create's acknowledgement reaching the writer to a client receiving its event: commit
+   * to receipt, the commit timed by its acknowledgement (the front thread answers the create and
+   * starts the event's fan-out on the same commit message; the answer's own trip back is not
+   * counted). A sample that arrived before its acknowledgement counts 0. The baseline has no
+   * commit: its events are written at `sent`, so its latencyMs is already this.
+   */
+  commitLatencyMs?: ReturnType<typeof percentiles>;
   serverCpuPercent: number;
   /** the median of a sample a second over the measured phase, and the largest sample */
   serverRssMiB: number; serverRssPeakMiB: number; clientCpuMs: number; openStreams: number;
@@ -95,7 +106,22 @@ function formsOf(protobufPercent: number, tablePercent: number): StreamForm[] {
 }
 
 /** `measuring` is told when the measured phase starts (after the warm-up). */
-async function runLoad(load: Load, url: string, creds: Credentials, pid: number, writeOne: (i: number) => Promise<void>, log: (l: string) => void, measuring?: () => void): Promise<Run> {
+/**
+ * Receipt − acknowledgement for every sample whose create was acknowledged; `ackOf` maps a create's
+ * `sent` time to its acknowledgement's (the earlier one when two creates were sent in one ms).
+ */
+function commitLatencies(reports: readonly ClientReport[], ackOf: (sent: number) => number | undefined): number[] {
+  const out: number[] = [];
+  for (const r of reports) {
+    for (let k = 0; k < r.sampledAt.length; k++) {
+      const ack = ackOf(r.sampledAt[k] - r.latencies[k]);
+      if (ack !== undefined) out.push(Math.max(0, r.sampledAt[k] - ack));
+    }
+  }
+  return out;
+}
+
+async function runLoad(load: Load, url: string, creds: Credentials, pid: number, writeOne: (i: number) => Promise<void>, log: (l: string) => void, measuring?: () => void, ackOf?: (sent: number) => number | undefined): Promise<Run> {
   const children: ChildProcess[] = [];
   try {
     for (let p = 0; p < load.procs; p++) {
@@ -190,6 +216,7 @@ async function runLoad(load: Load, url: string, creds: Credentials, pid: number,
       eventsDelivered: events, expectedEvents: accepted * load.watchers, eventsPerSec: Math.round(events / elapsed),
       windowEventsPerSec: spread(windows.length ? windows : [events / elapsed]),
       latencyMs: latencyPercentiles(reports.flatMap((r) => r.latencies)),
+      ...(ackOf ? { commitLatencyMs: latencyPercentiles(commitLatencies(reports, ackOf)) } : {}),
       serverCpuPercent: Math.round(serverCpuMs / (elapsed * 10)), serverRssMiB: Math.round(rss.median), serverRssPeakMiB: Math.round(rss.max),
       clientCpuMs: Math.round(reports.reduce((a, r) => a + r.cpuMs, 0)), openStreams: reports.reduce((a, r) => a + r.open, 0),
       bytesPerSec: Math.round(reports.reduce((a, r) => a + r.bytes, 0) / elapsed),
@@ -204,6 +231,11 @@ async function runLoad(load: Load, url: string, creds: Credentials, pid: number,
 function describeLoad(load: Pick<Load, 'forms' | 'h2Sessions' | 'goClient'>, target: FanoutTarget): string {
   const n = (f: StreamForm) => load.forms.filter((x) => x === f).length * 5;
   return `${target.objects}; ${n('json')}% JSON, ${n('protobuf')}% protobuf, ${n('table')}% Table; ${load.h2Sessions ? `${load.h2Sessions} HTTP/2 sessions` : 'HTTP/1.1'}; ${load.goClient ? 'Go' : 'Node'} clients`;
+}
+
+function commitLatency(run: Run): string {
+  const c = run.commitLatencyMs;
+  return c ? `commit→receipt p50 ${fmt(c.p50)} ms p99 ${fmt(c.p99)} ms` : 'commit→receipt not sampled';
 }
 
 /** The baseline: a TLS server in this process that writes one pre-encoded frame per event to every open stream. */
@@ -266,12 +298,16 @@ export const scenario: Scenario = {
       try {
         await target.prepare(server);
         const writeMs: number[] = [];
+        /** acknowledgement time by `sent` time */
+        const acks = new Map<number, number>();
         const ours = await runLoad(load, `${server.url}${target.watchPath}`, server.admin, server.process.pid as number, async (i) => {
           const sent = Date.now();
           const status = await post(target.createPath, target.createBody(i, sent));
           if (status !== 201) throw new Error(`create: ${status}`);
-          writeMs.push(Date.now() - sent);
-        }, (l) => ctx.log(`watch-fanout ${watchers} watchers: ${l}`), () => { writeMs.length = 0; });
+          const acked = Date.now();
+          writeMs.push(acked - sent);
+          if (!acks.has(sent)) acks.set(sent, acked);
+        }, (l) => ctx.log(`watch-fanout ${watchers} watchers: ${l}`), () => { writeMs.length = 0; }, (sent) => acks.get(sent));
         ctx.log(`watch-fanout ${watchers} watchers: ours done (${fmt(ours.eventsPerSec)} events/s); baseline next`);
         const pki = `${server.dataDir}/pki`;
         const base = comparable
@@ -283,7 +319,7 @@ export const scenario: Scenario = {
           ratioP99: base ? +(ours.latencyMs.p99 / Math.max(1, base.latencyMs.p99)).toFixed(2) : NaN,
         };
         bySize.push(row);
-        ctx.log(`watch-fanout ${watchers} watchers (${describeLoad(load, target)}), ${load.rate} writes/s offered: ours ${fmt(ours.eventsPerSec)} events/s (windows ±${fmt(ours.windowEventsPerSec.spreadPct)}%, accepted ${ours.acceptedPerSec} writes/s), p50 ${fmt(ours.latencyMs.p50)} ms p99 ${fmt(ours.latencyMs.p99)} ms, server CPU ${ours.serverCpuPercent}% RSS ${ours.serverRssMiB} MiB (peak ${ours.serverRssPeakMiB}), ${fmt(ours.bytesPerSec / 1e6)} MB/s received, clients' CPU ${ours.clientCpuPercent}%, ${ours.streamsEnded} streams ended; ${base ? `baseline ${fmt(base.eventsPerSec)} events/s p99 ${fmt(base.latencyMs.p99)} ms; ratio ${row.ratioEventsPerSec}` : 'no comparable baseline'}`);
+        ctx.log(`watch-fanout ${watchers} watchers (${describeLoad(load, target)}), ${load.rate} writes/s offered: ours ${fmt(ours.eventsPerSec)} events/s (windows ±${fmt(ours.windowEventsPerSec.spreadPct)}%, accepted ${ours.acceptedPerSec} writes/s), send→receipt p50 ${fmt(ours.latencyMs.p50)} ms p99 ${fmt(ours.latencyMs.p99)} ms, ${commitLatency(ours)}, server CPU ${ours.serverCpuPercent}% RSS ${ours.serverRssMiB} MiB (peak ${ours.serverRssPeakMiB}), ${fmt(ours.bytesPerSec / 1e6)} MB/s received, clients' CPU ${ours.clientCpuPercent}%, ${ours.streamsEnded} streams ended; ${base ? `baseline ${fmt(base.eventsPerSec)} events/s p99 ${fmt(base.latencyMs.p99)} ms; ratio ${row.ratioEventsPerSec}` : 'no comparable baseline'}`);
       } finally {
         // destroy, not close: a write the server never answered must not hold the run
         await writer.destroy();
@@ -295,7 +331,7 @@ export const scenario: Scenario = {
       ratio(`${s.watchers} watchers events/s`, s.ours.eventsPerSec, s.baseline.eventsPerSec, 'higher'),
       ratio(`${s.watchers} watchers p99 latency`, s.ours.latencyMs.p99, Math.max(1, s.baseline.latencyMs.p99), 'lower'),
     ]);
-    const lines = bySize.map((s) => `watch-fanout ${s.watchers} watchers, ${load0.rate} writes/s offered: ours ${fmt(s.ours.eventsPerSec)} events/s (${fmt(s.ours.eventsDelivered)} of ${fmt(s.ours.expectedEvents)} expected; per-second windows median ${fmt(s.ours.windowEventsPerSec.median)} ±${fmt(s.ours.windowEventsPerSec.spreadPct)}%), accepted ${s.ours.acceptedPerSec} writes/s, latency p50 ${fmt(s.ours.latencyMs.p50)} ms p99 ${fmt(s.ours.latencyMs.p99)} ms, server CPU ${s.ours.serverCpuPercent}% RSS ${s.ours.serverRssMiB} MiB, ${fmt(s.ours.bytesPerSec / 1e6)} MB/s received, clients' CPU ${s.ours.clientCpuPercent}% (${describeLoad(load0, target)}); ${comparable ? `baseline ${fmt(s.baseline.eventsPerSec)} events/s p99 ${fmt(s.baseline.latencyMs.p99)} ms; ratio events/s ${s.ratioEventsPerSec} (DESIGN: ≥ 0.8)` : 'no comparable baseline'}`);
+    const lines = bySize.map((s) => `watch-fanout ${s.watchers} watchers, ${load0.rate} writes/s offered: ours ${fmt(s.ours.eventsPerSec)} events/s (${fmt(s.ours.eventsDelivered)} of ${fmt(s.ours.expectedEvents)} expected; per-second windows median ${fmt(s.ours.windowEventsPerSec.median)} ±${fmt(s.ours.windowEventsPerSec.spreadPct)}%), accepted ${s.ours.acceptedPerSec} writes/s, send→receipt p50 ${fmt(s.ours.latencyMs.p50)} ms p99 ${fmt(s.ours.latencyMs.p99)} ms, ${commitLatency(s.ours)}, server CPU ${s.ours.serverCpuPercent}% RSS ${s.ours.serverRssMiB} MiB, ${fmt(s.ours.bytesPerSec / 1e6)} MB/s received, clients' CPU ${s.ours.clientCpuPercent}% (${describeLoad(load0, target)}); ${comparable ? `baseline ${fmt(s.baseline.eventsPerSec)} events/s p99 ${fmt(s.baseline.latencyMs.p99)} ms; ratio events/s ${s.ratioEventsPerSec} (DESIGN: ≥ 0.8)` : 'no comparable baseline'}`);
     const budget: BudgetLine[] = [];
     for (const s of bySize) {
       // DESIGN.md's kube-apiserver figures are for ServiceAccounts
@@ -312,8 +348,8 @@ export const scenario: Scenario = {
       lines, ratios, budget,
       tables: [{
         title: `${load0.rate} creates/s offered for ${load0.seconds} s to every watcher (${describeLoad(load0, target)}), watchers spread over ${load0.procs} load process(es); latency on 1 event in ${sampleEvery}; ± is the spread of one-second windows${comparable ? '' : '; no comparable baseline (its columns repeat ours)'}`,
-        columns: ['watchers', 'ours events/s', 'spread', 'accepted writes/s', 'p50 ms', 'p99 ms', 'server CPU %', 'server RSS MiB (median of 1 s samples)', 'baseline events/s', 'baseline p99 ms', 'ratio events/s'],
-        rows: bySize.map((s) => [s.watchers.toLocaleString('en-US'), fmt(s.ours.eventsPerSec), `±${fmt(s.ours.windowEventsPerSec.spreadPct)}%`, fmt(s.ours.acceptedPerSec), fmt(s.ours.latencyMs.p50), fmt(s.ours.latencyMs.p99), s.ours.serverCpuPercent, s.ours.serverRssMiB, fmt(s.baseline.eventsPerSec), fmt(s.baseline.latencyMs.p99), fmt(s.ratioEventsPerSec)]),
+        columns: ['watchers', 'ours events/s', 'spread', 'accepted writes/s', 'send→receipt p50 ms', 'p99 ms', 'commit→receipt p50 ms', 'p99 ms', 'server CPU %', 'server RSS MiB (median of 1 s samples)', 'baseline events/s', 'baseline p99 ms', 'ratio events/s'],
+        rows: bySize.map((s) => [s.watchers.toLocaleString('en-US'), fmt(s.ours.eventsPerSec), `±${fmt(s.ours.windowEventsPerSec.spreadPct)}%`, fmt(s.ours.acceptedPerSec), fmt(s.ours.latencyMs.p50), fmt(s.ours.latencyMs.p99), fmt(s.ours.commitLatencyMs?.p50 ?? NaN), fmt(s.ours.commitLatencyMs?.p99 ?? NaN), s.ours.serverCpuPercent, s.ours.serverRssMiB, fmt(s.baseline.eventsPerSec), fmt(s.baseline.latencyMs.p99), fmt(s.ratioEventsPerSec)]),
       }],
       charts: [
         {
