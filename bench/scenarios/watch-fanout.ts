@@ -105,7 +105,6 @@ function formsOf(protobufPercent: number, tablePercent: number): StreamForm[] {
   return forms;
 }
 
-/** `measuring` is told when the measured phase starts (after the warm-up). */
 /**
  * Receipt − acknowledgement for every sample whose create was acknowledged; `ackOf` maps a create's
  * `sent` time to its acknowledgement's (the earlier one when two creates were sent in one ms).
@@ -121,6 +120,7 @@ function commitLatencies(reports: readonly ClientReport[], ackOf: (sent: number)
   return out;
 }
 
+/** `measuring` is told when the measured phase starts (after the warm-up); `ackOf` gives a create's acknowledgement time by its `sent` time. */
 async function runLoad(load: Load, url: string, creds: Credentials, pid: number, writeOne: (i: number) => Promise<void>, log: (l: string) => void, measuring?: () => void, ackOf?: (sent: number) => number | undefined): Promise<Run> {
   const children: ChildProcess[] = [];
   try {
