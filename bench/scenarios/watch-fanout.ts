@@ -58,8 +58,8 @@ interface Run {
   /**
    * From the create's acknowledgement reaching the writer to a client receiving its event: commit
    * to receipt, the commit timed by its acknowledgement (the front thread answers the create and
-   * starts the event's fan-out on the same commit message; the answer's own trip back is not
-   * counted). A sample that arrived before its acknowledgement counts 0. The baseline has no
+   * starts the event's fan-out on the same commit message; the answer's own trip back, which
+   * comes after the commit, is left out of the figure). A sample that arrived before its acknowledgement counts 0. The baseline has no
    * commit: its events are written at `sent`, so its latencyMs is already this.
    */
   commitLatencyMs?: ReturnType<typeof percentiles>;
