@@ -8,7 +8,7 @@
  * space. Recording allocates nothing per request: each label tuple's cells are bound once (bound-metrics.ts).
  */
 import type { RequestInfo } from '../../http/request-info.js';
-import type { ApiServerMetrics } from '../../metrics/apiserver-metrics.js';
+import type { ApiServerMetrics, RequestCells } from '../../metrics/apiserver-metrics.js';
 import type { GaugeCell } from '../../metrics/bound-metrics.js';
 import { StatusError } from '../../status/status-error.js';
 import type { Filter } from '../filter.js';
@@ -41,16 +41,10 @@ function dryRunOf(query: URLSearchParams): string {
   return values.every((v) => v === 'All') ? 'All' : 'invalid';
 }
 
-/** One request's labels, from the request info once, and when it started. */
+/** One request's cells, from the request info once, and when it started. */
 interface Measured {
   started: number;
-  verb: string;
-  dryRun: string;
-  group: string;
-  version: string;
-  resource: string;
-  subresource: string;
-  scope: string;
+  cells: RequestCells;
   mutating: boolean;
   longRunning: GaugeCell | undefined;
 }
@@ -58,8 +52,7 @@ interface Measured {
 export function metricsFilter(metrics: ApiServerMetrics, served: (info: RequestInfo) => boolean): Filter {
   const finish = (m: Measured, ctx: RequestContext, code: number): void => {
     if (m.longRunning) m.longRunning.dec(); else metrics.finished(m.mutating);
-    metrics.observe(m.verb, m.dryRun, m.group, m.version, m.resource, m.subresource, m.scope, code,
-      (performance.now() - m.started) / 1000, ctx.exchange ? ctx.exchange.bodyBytes : -1);
+    m.cells.finished(code, (performance.now() - m.started) / 1000, ctx.exchange ? ctx.exchange.bodyBytes : -1);
   };
   // not an async function: on every request its frame (a dozen locals) and the await cost more than two small reactions
   return (ctx, next) => {
@@ -72,7 +65,8 @@ export function metricsFilter(metrics: ApiServerMetrics, served: (info: RequestI
     const subresource = known ? info.subresource : '';
     const scope = scopeOf(info);
     const m: Measured = {
-      started: performance.now(), verb, dryRun: dryRunOf(ctx.query), group, version, resource, subresource, scope,
+      started: performance.now(),
+      cells: metrics.requestCells(verb, dryRunOf(ctx.query), group, version, resource, subresource, scope),
       mutating: mutatingVerbs.has(info.verb),
       longRunning: info.longRunning ? metrics.longRunningGauge(verb, group, version, resource, subresource, scope) : undefined,
     };
