@@ -87,9 +87,17 @@ function jsonTypeName(v: unknown): string {
 const base64Pattern = /^[A-Za-z0-9+/]*={0,2}$/;
 const rfc3339 = /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/;
 
+/** The last second formatted: a write stamps several times of one second (creation, managed fields). */
+const lastFormatted = { second: Number.NaN, text: '' };
+
 /** Kubernetes serializes Time in UTC with second precision, MicroTime with six fractional digits. */
 export function formatTime(ms: number): string {
-  return new Date(Math.floor(ms / 1000) * 1000).toISOString().replace('.000Z', 'Z');
+  const second = Math.floor(ms / 1000);
+  if (second !== lastFormatted.second) {
+    lastFormatted.text = new Date(second * 1000).toISOString().replace('.000Z', 'Z');
+    lastFormatted.second = second;
+  }
+  return lastFormatted.text;
 }
 
 export function formatMicroTime(ms: number, micros = 0): string {
