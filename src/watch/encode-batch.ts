@@ -7,7 +7,7 @@
 import { apiVersionOf, type KindDeclaration } from '../api/kind.js';
 import type { KObject } from '../api/meta.js';
 import { withKubernetesAliases } from '../api/registry/alias.js';
-import { builtinKinds } from '../api/registry/builtin.js';
+import { builtinKindsWithoutCrds } from '../api/registry/builtin-without-crds.js';
 import { StoredObject } from '../store/read-model.js';
 import { entryAt, indexBases, slotsOf, type EncodeTask, type FrameSlot } from './encode-task.js';
 import { inlineFrame } from './frames.js';
@@ -15,7 +15,7 @@ import { watchEncoders, type EncodedKind, type WatchEncoders, type WatchShape } 
 import type { SlabNews, SlabWriter } from './slabs.js';
 
 /** The declarations a worker can rebuild views of, by served apiVersion and resource. */
-const catalog = new Map<string, KindDeclaration>(withKubernetesAliases(builtinKinds).map((k) => [`${apiVersionOf(k)}|${k.resource}`, k]));
+const catalog = new Map<string, KindDeclaration>(withKubernetesAliases(builtinKindsWithoutCrds).map((k) => [`${apiVersionOf(k)}|${k.resource}`, k]));
 
 /** Whether a worker holds this declaration itself (else a task carries its storage kind as data). */
 export function workerKnows(kind: { group: string; version: string; resource: string }): boolean {

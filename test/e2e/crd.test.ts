@@ -11,6 +11,7 @@ import { after, before, describe, it } from 'node:test';
 import { createNamespace } from '../support/api.js';
 import { waitEstablished, waitStatus, widgetCrd } from '../support/crds.js';
 import { startInProcess, type InProcessServer } from '../support/in-process.js';
+import { watchUntil } from '../support/raw.js';
 import { request, type TestServer } from '../support/server.js';
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
@@ -276,6 +277,34 @@ describe('CustomResourceDefinitions', () => {
       'Invalid value: "null": some validation rules were not checked because the object was invalid; correct the existing errors to complete validation',
     ]);
     assert.equal((await request(server, `${crdPath}/gizmos.cel.example.com`, { method: 'DELETE' })).status, 200);
+  });
+
+  it('watches definitions in JSON and as Tables, under both group names', async () => {
+    // the encoder pool does not load the CRD kind (its CEL validation): it encodes these events
+    // from the kind's schema sent with the task, and the front thread converts the views
+    const list = await request(server, crdPath);
+    const from = `watch=1&resourceVersion=${list.json.metadata.resourceVersion}&timeoutSeconds=10`;
+    const name = 'widgets.watched.example.com';
+    const has = (bytes: Buffer) => bytes.includes(name);
+    const watches = [
+      watchUntil(server, `${crdPath}?${from}`, 'application/json', has),
+      watchUntil(server, `/apis/apiextensions.orch.io/v1/customresourcedefinitions?${from}`, 'application/json', has),
+      watchUntil(server, `${crdPath}?${from}`, 'application/json;as=Table;v=v1;g=meta.k8s.io', has),
+    ];
+    await Promise.all(watches.map((w) => w.opened));
+    const res = await request(server, crdPath, { method: 'POST', body: widgetCrd('watched.example.com') });
+    assert.equal(res.status, 201, res.body);
+    const [k8sJson, orchJson, table] = await Promise.all(watches.map((w) => w.done));
+    for (const [bytes, apiVersion] of [[k8sJson, 'apiextensions.k8s.io/v1'], [orchJson, 'apiextensions.orch.io/v1']] as const) {
+      const event = JSON.parse(bytes.toString().split('\n')[0]);
+      assert.equal(event.type, 'ADDED');
+      assert.equal(event.object.apiVersion, apiVersion);
+      assert.equal(event.object.kind, 'CustomResourceDefinition');
+      assert.equal(event.object.metadata.name, name);
+    }
+    const row = JSON.parse(table.toString().split('\n')[0]);
+    assert.equal(row.object.kind, 'Table');
+    assert.equal(row.object.rows[0].cells[0], name);
   });
 
   it('deletes every custom resource before the definition goes, then answers 404', async () => {
