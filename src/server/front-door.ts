@@ -11,6 +11,7 @@ import type { TLSSocket } from 'node:tls';
 import { Exchange, type ExchangeOptions, type Request, type Response } from '../http/exchange.js';
 import { parseRequestTarget } from '../http/request-target.js';
 import type { Handler } from './filter.js';
+import { lingerBeforeClose } from './linger.js';
 import { RequestContext } from './request-context.js';
 
 export interface FrontDoorOptions {
@@ -64,6 +65,7 @@ export class FrontDoor {
     });
     // HTTP/1.1 keep-alive sockets and HTTP/2 sessions must not pin the process on shutdown
     this.server.on('secureConnection', (socket: TLSSocket) => {
+      lingerBeforeClose(socket);
       this.sockets.add(socket);
       socket.once('close', () => this.sockets.delete(socket));
     });

@@ -4,7 +4,9 @@
  * field validation directives, body limits and the too-large-resourceVersion timeout.
  */
 import assert from 'node:assert/strict';
+import { once } from 'node:events';
 import { Agent } from 'node:https';
+import { connect as tlsConnect } from 'node:tls';
 import { after, before, describe, it } from 'node:test';
 import { request, startServer, type HttpResponse, type TestServer } from '../support/server.js';
 
@@ -294,13 +296,31 @@ describe('error answers', () => {
       const body = `${prefix}${payload}${suffix}`;
       assert.ok(Buffer.byteLength(body) > limit);
       // over a kept-alive connection, as kubectl and client-go send: the server answers before the
-      // body is in and reads the rest away. (A client that asks to close the connection may see
-      // its write fail before it reads the answer: the socket closes under the body still coming.)
+      // body is in and reads the rest away
       const agent = new Agent({ keepAlive: true });
       const res = await request(server, secretPath(ns), { method: 'POST', body, agent });
       agent.destroy();
       expectStatus(res, 413, 'RequestEntityTooLarge', `Request entity too large: limit is ${limit}`);
       assert.equal((await request(server, secretPath(ns, 'huge'))).status, 404);
+    });
+
+    it('lets a client that asked to close the connection read its 413 while its body still comes', async () => {
+      // the server answers on the Content-Length and closes: without lingering (Go's
+      // closeWriteAndWait), the body arriving after the close reset the connection, and the reset
+      // discarded the answer before the client read it
+      const body = Buffer.alloc(4 * 1024 * 1024, 'A');
+      const url = new URL(server.url);
+      const socket = tlsConnect({ host: url.hostname, port: Number(url.port), ca: server.admin.ca, cert: server.admin.cert, key: server.admin.key, ALPNProtocols: ['http/1.1'] });
+      await once(socket, 'secureConnect');
+      const received: Buffer[] = [];
+      socket.on('data', (chunk: Buffer) => received.push(chunk));
+      socket.on('error', () => { /* the server may stop reading the body: what was received is checked */ });
+      socket.write(`POST ${secretPath(ns)} HTTP/1.1\r\nHost: ${url.host}\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n`);
+      socket.write(body);
+      await once(socket, 'close');
+      const answer = Buffer.concat(received).toString();
+      assert.match(answer, /^HTTP\/1\.1 413 /);
+      assert.match(answer, /"reason":"RequestEntityTooLarge"/);
     });
 
     it('refuses Content-Type text/plain with 415', async () => {
