@@ -213,7 +213,9 @@ async function runLoad(load: Load, url: string, creds: Credentials, pid: number,
     const windows = cumulative.map((v, i) => v - (i ? cumulative[i - 1] : 0)).slice(1);
     return {
       offered, accepted, acceptedPerSec: +(accepted / offerSeconds).toFixed(1), failedWrites, unansweredWrites,
-      eventsDelivered: events, expectedEvents: accepted * load.watchers, eventsPerSec: Math.round(events / elapsed),
+      // the rate events were delivered at while writes were offered: over the tail waited for the
+      // last events, the rate read 5% under it (95k of 100k events/s with every event delivered)
+      eventsDelivered: events, expectedEvents: accepted * load.watchers, eventsPerSec: Math.round(events / offerSeconds),
       windowEventsPerSec: spread(windows.length ? windows : [events / elapsed]),
       latencyMs: latencyPercentiles(reports.flatMap((r) => r.latencies)),
       ...(ackOf ? { commitLatencyMs: latencyPercentiles(commitLatencies(reports, ackOf)) } : {}),
@@ -231,6 +233,15 @@ async function runLoad(load: Load, url: string, creds: Credentials, pid: number,
 function describeLoad(load: Pick<Load, 'forms' | 'h2Sessions' | 'goClient'>, target: FanoutTarget): string {
   const n = (f: StreamForm) => load.forms.filter((x) => x === f).length * 5;
   return `${target.objects}; ${n('json')}% JSON, ${n('protobuf')}% protobuf, ${n('table')}% Table; ${load.h2Sessions ? `${load.h2Sessions} HTTP/2 sessions` : 'HTTP/1.1'}; ${load.goClient ? 'Go' : 'Node'} clients`;
+}
+
+/**
+ * How long an event took from the moment it existed to its receipt: from its commit for this
+ * server (the create's acknowledgement), from its frame's write for the bare baseline, which
+ * writes each frame when the event is sent (issue 14's commit→receipt).
+ */
+function eventLatency(run: Run): Run['latencyMs'] {
+  return run.commitLatencyMs ?? run.latencyMs;
 }
 
 function commitLatency(run: Run): string {
@@ -316,7 +327,7 @@ export const scenario: Scenario = {
         const row = {
           watchers, ours: { ...ours, createLatencyMs: latencyPercentiles(writeMs) }, baseline: base ?? ours,
           ratioEventsPerSec: base ? +(ours.eventsPerSec / base.eventsPerSec).toFixed(2) : NaN,
-          ratioP99: base ? +(ours.latencyMs.p99 / Math.max(1, base.latencyMs.p99)).toFixed(2) : NaN,
+          ratioP99: base ? +(eventLatency(ours).p99 / Math.max(1, base.latencyMs.p99)).toFixed(2) : NaN,
         };
         bySize.push(row);
         ctx.log(`watch-fanout ${watchers} watchers (${describeLoad(load, target)}), ${load.rate} writes/s offered: ours ${fmt(ours.eventsPerSec)} events/s (windows ±${fmt(ours.windowEventsPerSec.spreadPct)}%, accepted ${ours.acceptedPerSec} writes/s), send→receipt p50 ${fmt(ours.latencyMs.p50)} ms p99 ${fmt(ours.latencyMs.p99)} ms, ${commitLatency(ours)}, server CPU ${ours.serverCpuPercent}% RSS ${ours.serverRssMiB} MiB (peak ${ours.serverRssPeakMiB}), ${fmt(ours.bytesPerSec / 1e6)} MB/s received, clients' CPU ${ours.clientCpuPercent}%, ${ours.streamsEnded} streams ended; ${base ? `baseline ${fmt(base.eventsPerSec)} events/s p99 ${fmt(base.latencyMs.p99)} ms; ratio ${row.ratioEventsPerSec}` : 'no comparable baseline'}`);
@@ -329,17 +340,18 @@ export const scenario: Scenario = {
 
     const ratios: Ratio[] = !comparable ? [] : bySize.flatMap((s) => [
       ratio(`${s.watchers} watchers events/s`, s.ours.eventsPerSec, s.baseline.eventsPerSec, 'higher'),
-      ratio(`${s.watchers} watchers p99 latency`, s.ours.latencyMs.p99, Math.max(1, s.baseline.latencyMs.p99), 'lower'),
+      ratio(`${s.watchers} watchers p99 commit→receipt`, eventLatency(s.ours).p99, Math.max(1, s.baseline.latencyMs.p99), 'lower'),
     ]);
     const lines = bySize.map((s) => `watch-fanout ${s.watchers} watchers, ${load0.rate} writes/s offered: ours ${fmt(s.ours.eventsPerSec)} events/s (${fmt(s.ours.eventsDelivered)} of ${fmt(s.ours.expectedEvents)} expected; per-second windows median ${fmt(s.ours.windowEventsPerSec.median)} ±${fmt(s.ours.windowEventsPerSec.spreadPct)}%), accepted ${s.ours.acceptedPerSec} writes/s, send→receipt p50 ${fmt(s.ours.latencyMs.p50)} ms p99 ${fmt(s.ours.latencyMs.p99)} ms, ${commitLatency(s.ours)}, server CPU ${s.ours.serverCpuPercent}% RSS ${s.ours.serverRssMiB} MiB, ${fmt(s.ours.bytesPerSec / 1e6)} MB/s received, clients' CPU ${s.ours.clientCpuPercent}% (${describeLoad(load0, target)}); ${comparable ? `baseline ${fmt(s.baseline.eventsPerSec)} events/s p99 ${fmt(s.baseline.latencyMs.p99)} ms; ratio events/s ${s.ratioEventsPerSec} (DESIGN: ≥ 0.8)` : 'no comparable baseline'}`);
     const budget: BudgetLine[] = [];
     for (const s of bySize) {
       // DESIGN.md's kube-apiserver figures are for ServiceAccounts
       if (s.watchers === 1000 && load0.rate === 100 && target === serviceAccounts) {
-        budget.push({ what: 'watch fan-out, 1,000 watchers, 100 writes/s offered (kube-apiserver: 42 writes/s accepted, 42k events/s, p99 407 ms)', target: 'every write accepted; ≥ 84k events/s; p99 ≤ 200 ms', measured: `${s.ours.accepted}/${s.ours.offered} accepted; ${fmt(s.ours.eventsPerSec)} events/s; p99 ${fmt(s.ours.latencyMs.p99)} ms`, within: s.ours.accepted === s.ours.offered && s.ours.eventsPerSec >= 84_000 && s.ours.latencyMs.p99 <= 200 });
+        // DESIGN.md's ≥ 100k events/s at 100 writes/s is every event of every accepted write delivered
+        budget.push({ what: 'watch fan-out, 1,000 watchers, 100 writes/s offered (kube-apiserver: 42 writes/s accepted, 42k events/s, p99 407 ms)', target: 'every write accepted and its event delivered to every watcher; commit→receipt p99 ≤ 100 ms', measured: `${s.ours.accepted}/${s.ours.offered} accepted; ${fmt(s.ours.eventsDelivered)} of ${fmt(s.ours.expectedEvents)} events (${fmt(s.ours.eventsPerSec)}/s); p99 ${fmt(eventLatency(s.ours).p99)} ms`, within: s.ours.accepted === s.ours.offered && s.ours.eventsDelivered >= s.ours.expectedEvents && eventLatency(s.ours).p99 <= 100 });
       }
       if (s.watchers === 5000 && load0.rate === 100 && target === serviceAccounts) {
-        budget.push({ what: 'watch fan-out, 5,000 watchers, same writer (kube-apiserver: 11 writes/s, 56k events/s, p99 1.5 s)', target: '≥ 113k events/s; p99 ≤ 750 ms', measured: `${fmt(s.ours.eventsPerSec)} events/s; p99 ${fmt(s.ours.latencyMs.p99)} ms`, within: s.ours.eventsPerSec >= 113_000 && s.ours.latencyMs.p99 <= 750 });
+        budget.push({ what: 'watch fan-out, 5,000 watchers, same writer (kube-apiserver: 11 writes/s, 56k events/s, p99 1.5 s)', target: 'every write accepted; ≥ 226k events/s; commit→receipt p99 ≤ 450 ms', measured: `${s.ours.accepted}/${s.ours.offered} accepted; ${fmt(s.ours.eventsPerSec)} events/s; p99 ${fmt(eventLatency(s.ours).p99)} ms`, within: s.ours.accepted === s.ours.offered && s.ours.eventsPerSec >= 226_000 && eventLatency(s.ours).p99 <= 450 });
       }
       if (comparable) budget.push({ what: `fan-out against the bare TLS baseline, ${s.watchers} watchers`, target: '≥ 0.8 of its events/s', measured: String(s.ratioEventsPerSec), within: s.ratioEventsPerSec >= 0.8 });
     }
@@ -363,9 +375,9 @@ export const scenario: Scenario = {
         {
           id: 'watch-fanout-latency', title: 'Commit-to-receipt latency percentiles (ms) against watchers', kind: 'bar', xLabel: 'watchers', yLabel: 'ms',
           categories, series: [
-            { name: 'ours p50', color: '#9ecae1', values: bySize.map((s) => s.ours.latencyMs.p50) },
-            { name: 'ours p90', color: '#4292c6', values: bySize.map((s) => s.ours.latencyMs.p90) },
-            { name: 'ours p99', color: '#08519c', values: bySize.map((s) => s.ours.latencyMs.p99) },
+            { name: 'ours p50', color: '#9ecae1', values: bySize.map((s) => eventLatency(s.ours).p50) },
+            { name: 'ours p90', color: '#4292c6', values: bySize.map((s) => eventLatency(s.ours).p90) },
+            { name: 'ours p99', color: '#08519c', values: bySize.map((s) => eventLatency(s.ours).p99) },
             { name: 'baseline p50', color: '#c7e9c0', values: bySize.map((s) => s.baseline.latencyMs.p50) },
             { name: 'baseline p99', color: '#41ab5d', values: bySize.map((s) => s.baseline.latencyMs.p99) },
           ],
