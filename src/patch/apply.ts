@@ -12,10 +12,10 @@ import { apiVersionOf } from '../api/kind.js';
 import type { KObject } from '../api/meta.js';
 import { formatTime, type Schema } from '../api/schema.js';
 import { errors, StatusError } from '../status/status-error.js';
-import {
-  compareObjects, compareStrings, difference, ensureNamedFieldsAreMembers, goJSON, jsonEqual, mergeObjects, orderedPaths, pathString, recursiveDifference,
-  removeItems, toFieldSet, union, validateTyped, type FieldSet, type PathKey,
-} from './field-set.js';
+import { compareStrings, goJSON, pathString, type PathKey } from './field-path.js';
+import { difference, orderedPaths, recursiveDifference, union, type FieldSet } from './field-set.js';
+import { validateTyped } from './typed-schema.js';
+import { compareObjects, ensureNamedFieldsAreMembers, jsonEqual, mergeObjects, removeItems, toFieldSet } from './typed-walks.js';
 import {
   capUpdateManagers, decodeManagedFields, encodeManagedFields, excludeFields, managerIdentifier, printOwner, reconcileManaged,
   recordUpdate, resetSet, stripMeta, takeFromOthers, withoutManagedFields, type Managed, type Owner,

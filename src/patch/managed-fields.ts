@@ -10,10 +10,9 @@ import { apiVersionOf } from '../api/kind.js';
 import type { KObject, ManagedFieldsEntry } from '../api/meta.js';
 import { goQuote } from '../api/go-quote.js';
 import { formatTime, type Schema } from '../api/schema.js';
-import {
-  compareObjects, compareStrings, difference, intersection, parseFieldsV1, pathKey, reconcileWithSchema, recursiveDifference, toFieldsV1, union,
-  type Comparison, type FieldSet, type PathKey,
-} from './field-set.js';
+import { compareStrings, pathKey, type PathKey } from './field-path.js';
+import { difference, intersection, parseFieldsV1, recursiveDifference, toFieldsV1, union, type FieldSet } from './field-set.js';
+import { compareObjects, reconcileWithSchema, type Comparison } from './typed-walks.js';
 
 /** The manager name Kubernetes infers from a User-Agent: everything before the first '/', at most 128 characters. */
 export function managerFromUserAgent(userAgent: string | undefined): string {

@@ -12,10 +12,10 @@ import type { KObject } from '../../src/api/meta.js';
 import { serviceAccountKind } from '../../src/api/core/service-account.js';
 import { eventKind } from '../../src/api/events/event.js';
 import { namespaceKind } from '../../src/api/core/namespace.js';
-import {
-  compareElements, listKindOf, orderedPaths, parseFieldsV1, pathKey, pathString, recursiveDifference, toFieldSet, toFieldsV1,
-  type PathKey,
-} from '../../src/patch/field-set.js';
+import { compareElements, pathKey, pathString, type PathKey } from '../../src/patch/field-path.js';
+import { orderedPaths, parseFieldsV1, recursiveDifference, toFieldsV1 } from '../../src/patch/field-set.js';
+import { listKindOf } from '../../src/patch/typed-schema.js';
+import { toFieldSet } from '../../src/patch/typed-walks.js';
 import { updateManagedFields } from '../../src/patch/managed-fields.js';
 
 const set = (...paths: string[][]): Set<PathKey> => new Set(paths.map(pathKey));
