@@ -150,7 +150,11 @@ describe('core/v1 Events, a view of events.orch.io/v1', () => {
     it('holds events with eventTime to the new API\'s rules, under the internal field names', async () => {
       const bare = await post(corePath(), { metadata: { name: 'half-new' }, eventTime: '2025-01-02T03:04:05.000000Z', involvedObject: { kind: 'Pod', namespace: ns, name: 'p' } });
       expectStatus(bare, 422, 'new-style without reporter');
-      assert.equal(bare.json.message, 'Event "half-new" is invalid: [reportingController: Required value, reportingController: Invalid value: "": name part must be non-empty, reportingInstance: Required value, action: Required value, reason: Required value]');
+      assert.equal(bare.json.message, 'Event "half-new" is invalid: [reportingController: Required value, reportingController: Invalid value: "": name part must be non-empty, '
+        // IsQualifiedName matches the pattern against an empty name part too
+        + 'reportingController: Invalid value: "": name part must consist of alphanumeric characters, \'-\', \'_\' or \'.\', and must start and end with an alphanumeric character '
+        + '(e.g. \'MyName\',  or \'my.name\',  or \'123-abc\', regex used for validation is \'([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]\'), '
+        + 'reportingInstance: Required value, action: Required value, reason: Required value]');
       const complete = await post(corePath(), {
         metadata: { name: 'new-style' }, eventTime: '2025-01-02T03:04:05.000000Z', involvedObject: { kind: 'Pod', namespace: ns, name: 'p' },
         reportingComponent: 'example.com/ctl', reportingInstance: 'ctl-1', action: 'Check', reason: 'Checked', type: 'Custom',

@@ -2,6 +2,9 @@
 // pkg/labels/selector.go (labels.Parse) does it. Error texts are reproduced
 // byte for byte because the server returns them verbatim in a 400 Status.
 
+import { goQuote } from '../go-quote.js';
+import { isQualifiedName, isValidLabelValue } from '../validation/names.js';
+
 export type LabelOperator = 'in' | 'notin' | 'exists' | '!' | '=' | '==' | '!=' | 'gt' | 'lt';
 
 export interface LabelRequirement {
@@ -12,125 +15,6 @@ export interface LabelRequirement {
 
 export class SelectorParseError extends Error {
   override readonly name = 'SelectorParseError';
-}
-
-// ---------------------------------------------------------------------------
-// Validation (pkg/util/validation: IsQualifiedName, IsValidLabelValue).
-// Hand-written character checks instead of the upstream regexes: same language,
-// but linear time (Go's RE2 is linear; a backtracking JS regex is not).
-
-const QUALIFIED_NAME_FMT = '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]';
-const QUALIFIED_NAME_MSG =
-  "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character";
-const LABEL_VALUE_FMT = `(${QUALIFIED_NAME_FMT})?`;
-const LABEL_VALUE_MSG =
-  "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character";
-const DNS1123_SUBDOMAIN_FMT = '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*';
-const DNS1123_SUBDOMAIN_MSG =
-  "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character";
-const NAME_MAX = 63;
-const SUBDOMAIN_MAX = 253;
-
-/** validation.RegexError: note the upstream double space after each example's comma. */
-function regexError(msg: string, fmt: string, ...examples: string[]): string {
-  return `${msg} (e.g. ${examples.map((e) => `'${e}', `).join(' or ')}regex used for validation is '${fmt}')`;
-}
-
-const maxLenError = (n: number): string => `must be no more than ${n} characters`;
-
-/** Go's len() counts UTF-8 bytes, not UTF-16 units. */
-const byteLength = (s: string): number => Buffer.byteLength(s, 'utf8');
-
-function isAlnum(c: number): boolean {
-  return (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a);
-}
-
-/** Matches ^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$ */
-function isQualifiedNamePart(s: string): boolean {
-  const n = s.length;
-  if (n === 0 || !isAlnum(s.charCodeAt(0)) || !isAlnum(s.charCodeAt(n - 1))) return false;
-  for (let i = 1; i < n - 1; i++) {
-    const c = s.charCodeAt(i);
-    if (!isAlnum(c) && c !== 0x2d && c !== 0x5f && c !== 0x2e) return false;
-  }
-  return true;
-}
-
-/** Matches the DNS-1123 subdomain regex: dot-separated labels of [a-z0-9-], alphanumeric at both ends. */
-function isDns1123Subdomain(s: string): boolean {
-  let start = 0;
-  for (let i = 0; i <= s.length; i++) {
-    if (i < s.length && s.charCodeAt(i) !== 0x2e) continue;
-    if (i === start) return false;
-    for (let j = start; j < i; j++) {
-      const c = s.charCodeAt(j);
-      const lowerAlnum = (c >= 0x30 && c <= 0x39) || (c >= 0x61 && c <= 0x7a);
-      if (!lowerAlnum && (c !== 0x2d || j === start || j === i - 1)) return false;
-    }
-    start = i + 1;
-  }
-  return true;
-}
-
-function qualifiedNameErrors(value: string): string[] {
-  const errs: string[] = [];
-  const parts = value.split('/');
-  let name: string;
-  if (parts.length === 1) {
-    name = parts[0]!;
-  } else if (parts.length === 2) {
-    const prefix = parts[0]!;
-    name = parts[1]!;
-    if (prefix.length === 0) {
-      errs.push('prefix part must be non-empty');
-    } else {
-      if (byteLength(prefix) > SUBDOMAIN_MAX) errs.push(`prefix part ${maxLenError(SUBDOMAIN_MAX)}`);
-      if (!isDns1123Subdomain(prefix)) {
-        errs.push(`prefix part ${regexError(DNS1123_SUBDOMAIN_MSG, DNS1123_SUBDOMAIN_FMT, 'example.com')}`);
-      }
-    }
-  } else {
-    return [
-      `a qualified name ${regexError(QUALIFIED_NAME_MSG, QUALIFIED_NAME_FMT, 'MyName', 'my.name', '123-abc')}` +
-        " with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')",
-    ];
-  }
-  if (name.length === 0) errs.push('name part must be non-empty');
-  else if (byteLength(name) > NAME_MAX) errs.push(`name part ${maxLenError(NAME_MAX)}`);
-  if (!isQualifiedNamePart(name)) {
-    errs.push(`name part ${regexError(QUALIFIED_NAME_MSG, QUALIFIED_NAME_FMT, 'MyName', 'my.name', '123-abc')}`);
-  }
-  return errs;
-}
-
-function labelValueErrors(value: string): string[] {
-  const errs: string[] = [];
-  if (byteLength(value) > NAME_MAX) errs.push(maxLenError(NAME_MAX));
-  if (value.length !== 0 && !isQualifiedNamePart(value)) {
-    errs.push(regexError(LABEL_VALUE_MSG, LABEL_VALUE_FMT, 'MyValue', 'my_value', '12345'));
-  }
-  return errs;
-}
-
-// Go's %q (strconv.Quote), used by field.Invalid to print the bad value.
-const PRINTABLE = /^[\p{L}\p{M}\p{N}\p{P}\p{S}]$/u;
-const GO_ESCAPES: Readonly<Record<number, string>> = {
-  0x07: '\\a', 0x08: '\\b', 0x09: '\\t', 0x0a: '\\n', 0x0b: '\\v', 0x0c: '\\f', 0x0d: '\\r',
-  0x22: '\\"', 0x5c: '\\\\',
-};
-
-function goQuote(s: string): string {
-  let out = '"';
-  for (const ch of s) {
-    const cp = ch.codePointAt(0)!;
-    const esc = GO_ESCAPES[cp];
-    if (esc !== undefined) out += esc;
-    else if (cp === 0x20 || PRINTABLE.test(ch)) out += ch;
-    else if (cp < 0x20 || cp === 0x7f) out += `\\x${cp.toString(16).padStart(2, '0')}`;
-    else if (cp < 0x10000) out += `\\u${cp.toString(16).padStart(4, '0')}`;
-    else out += `\\U${cp.toString(16).padStart(8, '0')}`;
-  }
-  return `${out}"`;
 }
 
 /** field.Invalid(path, value, detail).Error() */
@@ -305,7 +189,7 @@ class Parser {
     }
     if (token.kind !== 'ident') throw new RequirementError(`found '${token.text}', expected: identifier`);
     const key = token.text;
-    const errs = qualifiedNameErrors(key);
+    const errs = isQualifiedName(key);
     // The parser validates the key with a nil field.Path, which prints as "<nil>".
     if (errs.length > 0) throw new RequirementError(invalid('<nil>', key, errs.join('; ')));
     const following = this.peek().kind;
@@ -399,7 +283,7 @@ function newRequirement(key: string, operator: LabelOperator, values: string[]):
     });
   }
   values.forEach((v, i) => {
-    const valueErrs = labelValueErrors(v);
+    const valueErrs = isValidLabelValue(v);
     if (valueErrs.length > 0) errs.push(invalid(`values[${i}][${key}]`, v, valueErrs.join('; ')));
   });
   const unique = [...new Set(errs)];

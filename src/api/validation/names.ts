@@ -6,35 +6,80 @@ import { fieldErrors, type FieldError } from '../../status/status-error.js';
 import type { ManagedFieldsEntry, ObjectMeta } from '../meta.js';
 import { validateOwnerReferences, validatePropagationFinalizers } from './owner-references.js';
 
+// The name rules below test their languages with linear character checks rather than the upstream
+// regexes (Go's RE2 is linear; a backtracking JS regex is not), and count lengths as Go's len()
+// does, in UTF-8 bytes.
 const dns1123LabelFmt = '[a-z0-9]([-a-z0-9]*[a-z0-9])?';
 const dns1123SubdomainFmt = `${dns1123LabelFmt}(\\.${dns1123LabelFmt})*`;
-const dns1123Label = new RegExp(`^${dns1123LabelFmt}$`);
-const dns1123Subdomain = new RegExp(`^${dns1123SubdomainFmt}$`);
 const qualifiedNameFmt = '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]';
-const qualifiedName = new RegExp(`^${qualifiedNameFmt}$`);
-const labelValue = new RegExp(`^(${qualifiedNameFmt})?$`);
+const qualifiedNameMsg = "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character";
+
+/** validation.RegexError: note the upstream double space after each example's comma. */
+function regexError(msg: string, fmt: string, ...examples: string[]): string {
+  return `${msg} (e.g. ${examples.map((e) => `'${e}', `).join(' or ')}regex used for validation is '${fmt}')`;
+}
 
 function maxLenError(n: number): string { return `must be no more than ${n} characters`; }
 
+const byteLength = (s: string): number => Buffer.byteLength(s, 'utf8');
+
+const isAlnum = (c: number): boolean => (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a);
+const isLowerAlnum = (c: number): boolean => (c >= 0x30 && c <= 0x39) || (c >= 0x61 && c <= 0x7a);
+
+/** `s[from, to)` matches [a-z0-9]([-a-z0-9]*[a-z0-9])? */
+function isLabelAt(s: string, from: number, to: number): boolean {
+  if (to <= from || !isLowerAlnum(s.charCodeAt(from)) || !isLowerAlnum(s.charCodeAt(to - 1))) return false;
+  for (let i = from + 1; i < to - 1; i++) {
+    const c = s.charCodeAt(i);
+    if (!isLowerAlnum(c) && c !== 0x2d) return false;
+  }
+  return true;
+}
+
+/** Matches ^dns1123SubdomainFmt$: dot-separated labels. */
+function matchesSubdomain(s: string): boolean {
+  let start = 0;
+  for (let i = 0; i <= s.length; i++) {
+    if (i < s.length && s.charCodeAt(i) !== 0x2e) continue;
+    if (!isLabelAt(s, start, i)) return false;
+    start = i + 1;
+  }
+  return true;
+}
+
+/** Matches ^qualifiedNameFmt$ */
+function matchesQualifiedName(s: string): boolean {
+  const n = s.length;
+  if (n === 0 || !isAlnum(s.charCodeAt(0)) || !isAlnum(s.charCodeAt(n - 1))) return false;
+  for (let i = 1; i < n - 1; i++) {
+    const c = s.charCodeAt(i);
+    if (!isAlnum(c) && c !== 0x2d && c !== 0x5f && c !== 0x2e) return false;
+  }
+  return true;
+}
+
 export function isDns1123Label(value: string): string[] {
   const errs: string[] = [];
-  if (value.length > 63) errs.push(maxLenError(63));
-  if (!dns1123Label.test(value)) {
-    errs.push(`a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '${dns1123LabelFmt}')`);
+  if (byteLength(value) > 63) errs.push(maxLenError(63));
+  if (!isLabelAt(value, 0, value.length)) {
+    errs.push(regexError("a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character", dns1123LabelFmt, 'my-name', '123-abc'));
   }
   return errs;
 }
 
 export function isDns1123Subdomain(value: string): string[] {
   const errs: string[] = [];
-  if (value.length > 253) errs.push(maxLenError(253));
-  if (!dns1123Subdomain.test(value)) {
-    errs.push(`a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '${dns1123SubdomainFmt}')`);
+  if (byteLength(value) > 253) errs.push(maxLenError(253));
+  if (!matchesSubdomain(value)) {
+    errs.push(regexError("a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character", dns1123SubdomainFmt, 'example.com'));
   }
   return errs;
 }
 
-/** A label or annotation key: an optional DNS-subdomain prefix and a name of at most 63 characters. */
+/**
+ * IsQualifiedName, for label and annotation keys: an optional DNS-subdomain prefix and a name of
+ * at most 63 characters. As in Go, an empty name part also fails the pattern (two messages).
+ */
 export function isQualifiedName(value: string): string[] {
   const errs: string[] = [];
   const parts = value.split('/');
@@ -44,24 +89,22 @@ export function isQualifiedName(value: string): string[] {
   } else if (parts.length === 2) {
     const [prefix, rest] = parts;
     name = rest;
-    if (prefix.length === 0) errs.push(`prefix part must be non-empty`);
+    if (prefix.length === 0) errs.push('prefix part must be non-empty');
     else for (const msg of isDns1123Subdomain(prefix)) errs.push(`prefix part ${msg}`);
   } else {
-    return [`a qualified name must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '${qualifiedNameFmt}') with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')`];
+    return [`a qualified name ${regexError(qualifiedNameMsg, qualifiedNameFmt, 'MyName', 'my.name', '123-abc')} with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')`];
   }
   if (name.length === 0) errs.push('name part must be non-empty');
-  else if (name.length > 63) errs.push(`name part ${maxLenError(63)}`);
-  if (name.length > 0 && !qualifiedName.test(name)) {
-    errs.push(`name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '${qualifiedNameFmt}')`);
-  }
+  else if (byteLength(name) > 63) errs.push(`name part ${maxLenError(63)}`);
+  if (!matchesQualifiedName(name)) errs.push(`name part ${regexError(qualifiedNameMsg, qualifiedNameFmt, 'MyName', 'my.name', '123-abc')}`);
   return errs;
 }
 
 export function isValidLabelValue(value: string): string[] {
   const errs: string[] = [];
-  if (value.length > 63) errs.push(maxLenError(63));
-  if (!labelValue.test(value)) {
-    errs.push(`a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for validation is '(${qualifiedNameFmt})?')`);
+  if (byteLength(value) > 63) errs.push(maxLenError(63));
+  if (value.length !== 0 && !matchesQualifiedName(value)) {
+    errs.push(regexError("a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character", `(${qualifiedNameFmt})?`, 'MyValue', 'my_value', '12345'));
   }
   return errs;
 }
