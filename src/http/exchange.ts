@@ -399,27 +399,3 @@ export function header(req: Request, name: string): string | undefined {
   const v = req.headers[name];
   return Array.isArray(v) ? v.join(', ') : v;
 }
-
-/** Reads a request body up to `limit` bytes (0: unlimited); past it, 413 as kube-apiserver answers. */
-export function readBody(req: Request, maxBytes: number): Promise<Buffer> {
-  const limit = maxBytes > 0 ? maxBytes : Number.POSITIVE_INFINITY;
-  return new Promise((resolve, reject) => {
-    const declared = Number(header(req, 'content-length') ?? '0');
-    if (declared > limit) { reject(errors.requestEntityTooLarge(limit)); return; }
-    const chunks: Buffer[] = [];
-    let size = 0;
-    let done = false;
-    req.on('data', (chunk: Buffer) => {
-      if (done) return;
-      size += chunk.length;
-      if (size > limit) {
-        done = true;
-        reject(errors.requestEntityTooLarge(limit));
-        return;
-      }
-      chunks.push(chunk);
-    });
-    req.on('end', () => { if (!done) { done = true; resolve(Buffer.concat(chunks, size)); } });
-    req.on('error', (err) => { if (!done) { done = true; reject(err); } });
-  });
-}

@@ -9,7 +9,8 @@ import type { Services } from '../api/services.js';
 import { decodeBody, type FieldValidation } from '../codec/body-decoder.js';
 import type { ObjectStore } from '../resource-store/object-store.js';
 import { errors, StatusError } from '../status/status-error.js';
-import { header, readBody, type Exchange } from './exchange.js';
+import { header, type Exchange } from './exchange.js';
+import { readBody } from './request-body.js';
 import { negotiateBody } from './negotiation.js';
 import { parseWriteQuery } from './query.js';
 
