@@ -18,8 +18,9 @@
  * lists of lists 422, everything else the untyped error kube-apiserver answers with 500.
  */
 import type { Schema, StructSchema } from '../api/schema.js';
-import { errors, type StatusError } from '../status/status-error.js';
-import { clone, goJsonKind, isMap, member, put, unprocessablePatch, type Json, type JsonMap } from './json-patch.js';
+import { errors } from '../status/status-error.js';
+import { clone, goJsonKind, isMap, member, put, type Json, type JsonMap } from './json-patch.js';
+import { badArgType, badPatchType, elementKind, goFormat, goKind, goKindOfSchema, noMergeKey, untyped, type GoKind } from './strategic-merge-errors.js';
 
 const directiveMarker = '$patch';
 const retainKeysDirective = '$retainKeys';
@@ -372,77 +373,4 @@ function sortByOrder(items: Json[], order: Json[], mergeKey: string, kind: GoKin
   const ranked = sortable.map((v, i) => ({ v, i, at: indexIn(order, v, mergeKey, kind) }));
   ranked.sort((a, b) => a.at - b.at || a.i - b.i);
   return [...ranked.map((r) => r.v), ...deletions];
-}
-
-// ---- Go types and error texts ------------------------------------------------------------------
-
-type GoKind = 'map' | 'slice' | 'string' | 'bool' | 'int64' | 'float64' | 'nil';
-
-/** The Go type a decoded JSON value has (kube-apiserver decodes integers as int64). */
-function goKind(v: Json): GoKind {
-  if (v === null) return 'nil';
-  if (Array.isArray(v)) return 'slice';
-  if (typeof v === 'object') return 'map';
-  if (typeof v === 'number') return Number.isInteger(v) ? 'int64' : 'float64';
-  return typeof v === 'boolean' ? 'bool' : 'string';
-}
-
-/** sliceElementType: the one element kind of the lists, which may not be a list. */
-function elementKind(...lists: Json[][]): GoKind {
-  let kind: GoKind | undefined;
-  for (const v of lists.flat()) {
-    const k = goKind(v);
-    if (kind === undefined) {
-      if (k === 'slice') throw unprocessablePatch();
-      kind = k;
-    } else if (k !== kind) {
-      throw untyped(`list element types are not identical: ${goFormat(lists)}`);
-    }
-  }
-  if (kind === undefined) throw untyped('no elements in any of the given slices');
-  return kind;
-}
-
-/** The reflect.Kind of the Go type a list's elements have, as PatchMetaFromStruct.Name() gives it. */
-function goKindOfSchema(schema: Schema | undefined): string {
-  return schema?.type === 'struct' || schema?.type === 'map' ? schema.type : 'interface';
-}
-
-/** An error kube-apiserver does not type: 500 with the error's text and no reason. */
-function untyped(message: string): StatusError {
-  return errors.unknown(message);
-}
-
-function badPatchType(directive: Json, m: JsonMap): StatusError {
-  return untyped(`unknown patch type: ${goFormat(directive, 's')} in map: ${goFormat(m)}`);
-}
-
-function noMergeKey(m: JsonMap, mergeKey: string): StatusError {
-  return untyped(`map: ${goFormat(m)} does not contain declared merge key: ${mergeKey}`);
-}
-
-function badArgType(expected: string, actual: Json): StatusError {
-  const goTypes: Record<GoKind, string> = {
-    map: 'map[string]interface {}', slice: '[]interface {}', string: 'string', bool: 'bool', int64: 'int64', float64: 'float64', nil: '%!s(<nil>)',
-  };
-  return untyped(`expected a ${expected}, but received a ${goTypes[goKind(actual)]}`);
-}
-
-/** A value as Go's fmt prints it with %v (or %s): maps with sorted keys, lists space-separated. */
-function goFormat(v: Json | Json[][], verb: 'v' | 's' = 'v'): string {
-  if (Array.isArray(v)) return `[${(v as Json[]).map((x) => goFormat(x, verb)).join(' ')}]`;
-  if (isMap(v)) return `map[${Object.keys(v).sort().map((k) => `${k}:${goFormat(v[k], verb)}`).join(' ')}]`;
-  if (typeof v === 'string') return v;
-  const text = v === null ? '<nil>' : typeof v === 'number' ? goNumber(v) : String(v);
-  if (verb === 'v') return text;
-  return v === null ? '%!s(<nil>)' : `%!s(${goKind(v)}=${text})`;
-}
-
-/** int64 in decimal; float64 as %v prints it: shortest digits, exponent below 1e-4 or from 1e+06. */
-function goNumber(n: number): string {
-  if (Number.isInteger(n)) return String(n);
-  const [mantissa, exponent] = n.toExponential().split('e');
-  const exp = Number(exponent);
-  if (exp >= -4 && exp < 6) return String(n);
-  return `${mantissa}e${exp < 0 ? '-' : '+'}${String(Math.abs(exp)).padStart(2, '0')}`;
 }
