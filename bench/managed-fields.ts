@@ -28,7 +28,8 @@ async function load(name: string, root: URL): Promise<Build> {
 const serviceAccount = (i: number): KObject => ({
   apiVersion: 'v1', kind: 'ServiceAccount',
   metadata: { name: `sa-${i}`, namespace: 'bench', labels: { app: 'bench', tier: 'web' }, annotations: { 'bench.orch.io/sent': String(i) } },
-  secrets: [{ name: 'token' }], automountServiceAccountToken: false,
+  // a secret of its own, as the load clients' ServiceAccounts have: its key differs per object
+  secrets: [{ name: `token-${i}` }], automountServiceAccountToken: false,
 } as KObject);
 
 /** µs per create and per update, over `writes` of each. */

@@ -106,41 +106,8 @@ export function parseFieldsV1(fields: unknown): FieldSet {
   return out;
 }
 
-/**
- * Documents written lately, by the paths of their sets. Objects of one shape (every ServiceAccount a
- * controller creates) give one set, and building its document was a third of a create's
- * managed-fields work (profiled); the documents are frozen, shared by every object that carries
- * them. Bounded: sets beyond `maxCachedKey` characters of paths are written anew each time, and
- * the cache starts over when full.
- */
-const writtenDocuments = new Map<string, Readonly<Record<string, unknown>>>();
-const maxWrittenDocuments = 512;
-const maxCachedKey = 8192;
-
-function deepFreeze<T extends object>(doc: T): T {
-  for (const v of Object.values(doc)) if (v !== null && typeof v === 'object') deepFreeze(v as object);
-  return Object.freeze(doc);
-}
-
-/** Writes a set of paths as a FieldsV1 document, byte-for-byte in Kubernetes' key order (frozen: it may be shared). */
-export function toFieldsV1(set: ReadonlySet<PathKey>): Readonly<Record<string, unknown>> {
-  // a path's JSON never holds a raw newline; sets of equal paths added in another order only miss
-  let key = '';
-  for (const p of set) {
-    key += p;
-    key += '\n';
-    if (key.length > maxCachedKey) return deepFreeze(documentOf(set));
-  }
-  let doc = writtenDocuments.get(key);
-  if (doc === undefined) {
-    doc = deepFreeze(documentOf(set));
-    if (writtenDocuments.size >= maxWrittenDocuments) writtenDocuments.clear();
-    writtenDocuments.set(key, doc);
-  }
-  return doc;
-}
-
-function documentOf(set: ReadonlySet<PathKey>): Record<string, unknown> {
+/** Writes a set of paths as a FieldsV1 document, byte-for-byte in Kubernetes' key order. */
+export function toFieldsV1(set: ReadonlySet<PathKey>): Record<string, unknown> {
   const emit = (node: SetNode): Record<string, unknown> => {
     const out: Record<string, unknown> = {};
     for (const [e, child] of sortedChildren(node)) {
