@@ -6,7 +6,7 @@
  * counts are nanoseconds, ours samples; the distribution is the same).
  */
 import { Counter, Gauge, type Registry } from 'prom-client';
-import { BoundHistogram } from './bound-metrics.js';
+import { BoundHistogram, type HistogramCell } from './bound-metrics.js';
 
 export interface FlowCountersView {
   priorityLevel: string; flowSchema: string; dispatched: number; waiting: number; executing: number; seats: number;
@@ -72,7 +72,18 @@ export class FlowControlMetrics {
       help: '[BETA] Length of time a request spent waiting in its queue',
       labelNames: ['flow_schema', 'priority_level', 'execute'],
     });
-    apf.observeWaits((c, executed, seconds) => waits.root.next(c.flowSchema).next(c.priorityLevel).leaf(executed ? 'true' : 'false').observe(seconds));
+    // every request of a Limited level is observed: its flow's two cells are found by one lookup
+    // of the flow's counters (an object), not three of label strings
+    const waitCells = new WeakMap<FlowCountersView, readonly [rejected: HistogramCell, executed: HistogramCell]>();
+    apf.observeWaits((c, executed, seconds) => {
+      let cells = waitCells.get(c);
+      if (cells === undefined) {
+        const flow = waits.root.next(c.flowSchema).next(c.priorityLevel);
+        cells = [flow.leaf('false'), flow.leaf('true')];
+        waitCells.set(c, cells);
+      }
+      cells[executed ? 1 : 0].observe(seconds);
+    });
 
     const utilization = new BoundHistogram({
       name: 'apiserver_flowcontrol_priority_level_seat_utilization', registers, buckets: utilizationBuckets,
