@@ -69,7 +69,20 @@ export function adminCredentials(dataDir: string): Credentials {
 
 export async function startServer(options: StartOptions = {}): Promise<TestServer> {
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'orch-test-'));
-  const port = options.port ?? await freePort();
+  // freePort's port is free when it answers, not when the server binds it: a test file running
+  // beside this one may take it in between, so a start that lost its port tries another
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startOn(options.port ?? await freePort(), dataDir, options);
+    } catch (err) {
+      if (options.port !== undefined || attempt >= 3 || !(err instanceof PortTakenError)) throw err;
+    }
+  }
+}
+
+class PortTakenError extends Error {}
+
+async function startOn(port: number, dataDir: string, options: StartOptions): Promise<TestServer> {
   const child = spawn(process.execPath, [...(options.nodeArgs ?? []), options.script ?? mainScript, '--data-dir', dataDir, '--secure-port', String(port), '--bind-address', '127.0.0.1', ...(options.args ?? [])], {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -93,7 +106,10 @@ export async function startServer(options: StartOptions = {}): Promise<TestServe
   const deadline = Date.now() + (options.timeoutMs ?? 60_000);
   let admin: Credentials | undefined;
   for (;;) {
-    if (exitCode !== undefined) throw new Error(`server exited with ${exitCode}:\n${logs.join('\n')}`);
+    if (exitCode !== undefined) {
+      const message = `server exited with ${exitCode}:\n${logs.join('\n')}`;
+      throw logs.some((l) => l.includes('EADDRINUSE')) ? new PortTakenError(message) : new Error(message);
+    }
     if (Date.now() > deadline) {
       child.kill('SIGKILL');
       throw new Error(`server did not become ready in time:\n${logs.join('\n')}`);
