@@ -130,6 +130,18 @@ class Member implements EtcdMember {
 }
 
 export async function startEtcd(options: EtcdOptions = {}): Promise<EtcdCluster> {
+  // freePort's ports are free when it answers, not when etcd binds them: a test file running
+  // beside this one may take one in between, so a cluster that lost a port starts on others
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startCluster(options);
+    } catch (err) {
+      if (attempt >= 3 || !/address already in use/.test(String(err))) throw err;
+    }
+  }
+}
+
+async function startCluster(options: EtcdOptions): Promise<EtcdCluster> {
   const count = options.members ?? 1;
   const root = mkdtempSync(join(tmpdir(), 'orch-etcd-'));
   const scheme = options.tls ? 'https' : 'http';
