@@ -216,7 +216,7 @@ async function runLoad(load: Load, url: string, creds: Credentials, pid: number,
       // the rate events were delivered at while writes were offered: over the tail waited for the
       // last events, the rate read 5% under it (95k of 100k events/s with every event delivered)
       eventsDelivered: events, expectedEvents: accepted * load.watchers, eventsPerSec: Math.round(events / offerSeconds),
-      windowEventsPerSec: spread(windows.length ? windows : [events / elapsed]),
+      windowEventsPerSec: spread(windows.length ? windows : [events / offerSeconds]),
       latencyMs: latencyPercentiles(reports.flatMap((r) => r.latencies)),
       ...(ackOf ? { commitLatencyMs: latencyPercentiles(commitLatencies(reports, ackOf)) } : {}),
       serverCpuPercent: Math.round(serverCpuMs / (elapsed * 10)), serverRssMiB: Math.round(rss.median), serverRssPeakMiB: Math.round(rss.max),

@@ -9,7 +9,7 @@ import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freePort } from './server.js';
+import { freePort, onFreePorts } from './server.js';
 
 /** PEM files for TLS between clients and etcd (peers talk plain HTTP on loopback). */
 export interface EtcdTlsFiles { caFile: string; certFile: string; keyFile: string; clientCertFile: string; clientKeyFile: string }
@@ -129,16 +129,9 @@ class Member implements EtcdMember {
   }
 }
 
-export async function startEtcd(options: EtcdOptions = {}): Promise<EtcdCluster> {
-  // freePort's ports are free when it answers, not when etcd binds them: a test file running
-  // beside this one may take one in between, so a cluster that lost a port starts on others
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await startCluster(options);
-    } catch (err) {
-      if (attempt >= 3 || !/address already in use/.test(String(err))) throw err;
-    }
-  }
+export function startEtcd(options: EtcdOptions = {}): Promise<EtcdCluster> {
+  // a member that lost its port to another test file exits saying so; the cluster starts on others
+  return onFreePorts(() => startCluster(options), (err) => /address already in use/.test(String(err)));
 }
 
 async function startCluster(options: EtcdOptions): Promise<EtcdCluster> {

@@ -67,17 +67,25 @@ export function adminCredentials(dataDir: string): Credentials {
   };
 }
 
-export async function startServer(options: StartOptions = {}): Promise<TestServer> {
-  const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'orch-test-'));
-  // freePort's port is free when it answers, not when the server binds it: a test file running
-  // beside this one may take it in between, so a start that lost its port tries another
+/**
+ * Runs `start`, which binds ports from freePort, again (twice at most) when it lost one: a port is
+ * free when freePort answers, not when the process binds it, and a test file running beside this
+ * one may take it in between.
+ */
+export async function onFreePorts<T>(start: () => Promise<T>, lostPort: (err: unknown) => boolean): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     try {
-      return await startOn(options.port ?? await freePort(), dataDir, options);
+      return await start();
     } catch (err) {
-      if (options.port !== undefined || attempt >= 3 || !(err instanceof PortTakenError)) throw err;
+      if (attempt >= 3 || !lostPort(err)) throw err;
     }
   }
+}
+
+export async function startServer(options: StartOptions = {}): Promise<TestServer> {
+  const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'orch-test-'));
+  if (options.port !== undefined) return startOn(options.port, dataDir, options);
+  return onFreePorts(async () => startOn(await freePort(), dataDir, options), (err) => err instanceof PortTakenError);
 }
 
 class PortTakenError extends Error {}
