@@ -4,6 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import fc from 'fast-check';
 import { isDns1123Label, isDns1123Subdomain, isQualifiedName, isValidLabelValue } from '../../src/api/validation/names.js';
 
 const namePattern = "name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')";
@@ -36,5 +37,22 @@ describe('name rules', () => {
     const long = `a${'-'.repeat(200_000)}`;
     assert.equal(isDns1123Subdomain(long).length, 2);
     assert.equal(isQualifiedName(long).length, 2);
+  });
+
+  it('agrees with the upstream patterns on any string (the checks are hand-written)', () => {
+    const label = '[a-z0-9]([-a-z0-9]*[a-z0-9])?';
+    const qualified = '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]';
+    const patterns = {
+      label: new RegExp(`^${label}$`), subdomain: new RegExp(`^${label}(\\.${label})*$`),
+      qualified: new RegExp(`^${qualified}$`), labelValue: new RegExp(`^(${qualified})?$`),
+    };
+    const text = fc.string({ unit: fc.constantFrom('a', 'Z', '0', '-', '.', '_', '/', ' ', 'é'), maxLength: 12 });
+    const failsPattern = (errs: string[]) => errs.some((e) => e.includes('regex used for validation'));
+    fc.assert(fc.property(text, (s) => {
+      assert.equal(failsPattern(isDns1123Label(s)), !patterns.label.test(s), `label ${JSON.stringify(s)}`);
+      assert.equal(failsPattern(isDns1123Subdomain(s)), !patterns.subdomain.test(s), `subdomain ${JSON.stringify(s)}`);
+      assert.equal(failsPattern(isValidLabelValue(s)), !patterns.labelValue.test(s), `label value ${JSON.stringify(s)}`);
+      if (!s.includes('/')) assert.equal(failsPattern(isQualifiedName(s)), !patterns.qualified.test(s), `qualified name ${JSON.stringify(s)}`);
+    }), { numRuns: 2000 });
   });
 });
