@@ -88,7 +88,29 @@ export async function startApiServer(config: ServerConfig, log: Logger): Promise
     },
   }, pipeline);
   frontDoor.server.on('tlsClientError', () => metrics.tlsHandshakeError());
-  const port = await frontDoor.listen(config.securePort, config.bindAddress);
+  // what runs below the front door: stopped on shutdown, and at once when the port cannot be had,
+  // so an embedder that fails to start is left with no threads or files held
+  const stopBackground = async () => {
+    authn.stop();
+    authz.stop();
+    for (const listener of [...shutdownListeners]) listener();
+    await watching.hub.closeAll();
+    watching.changeLog.close();
+  };
+  const stopStorage = async () => {
+    await auditor?.shutdown();
+    await storage.encoders.close();
+    await storage.writer.close();
+    log.info('storage closed');
+  };
+  let port: number;
+  try {
+    port = await frontDoor.listen(config.securePort, config.bindAddress);
+  } catch (err) {
+    await stopBackground();
+    await stopStorage();
+    throw err;
+  }
   address = advertisedAddress(config, port);
   const url = `https://${hostForUrl(config.bindAddress)}:${port}`;
   const kubeconfigPath = join(config.dataDir, 'admin.kubeconfig');
@@ -114,16 +136,9 @@ export async function startApiServer(config: ServerConfig, log: Logger): Promise
         log.info('shutting down');
         if (config.shutdownDelayMs > 0) await new Promise((r) => setTimeout(r, config.shutdownDelayMs));
         for (const c of controllers) c.stop();
-        authn.stop();
-        authz.stop();
-        for (const listener of [...shutdownListeners]) listener();
-        await watching.hub.closeAll();
-        watching.changeLog.close();
+        await stopBackground();
         await frontDoor.close(config.requestTimeoutMs);
-        await auditor?.shutdown();
-        await storage.encoders.close();
-        await storage.writer.close();
-        log.info('storage closed');
+        await stopStorage();
       })();
       return stopping;
     },

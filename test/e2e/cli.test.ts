@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { createPrivateKey, createPublicKey, X509Certificate } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { request as httpsRequest } from 'node:https';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -248,6 +248,28 @@ describe('orch-apiserver command line', () => {
       // without a client certificate: 401 (anonymous auth is off with AlwaysAllow)
       assert.equal((await get(`${cluster.server}/api/v1/namespaces`, { ca: tls.ca })).status, 401);
       assert.equal(await stopServer(second), 0);
+    });
+
+    it('on a port another server holds: the CLI exits 1, and startApiServer rejects and leaves nothing running', () => {
+      const cli = runCli(['--secure-port', String(first.port), '--bind-address', '127.0.0.1', '--data-dir', tempDir()]);
+      assert.equal(cli.code, 1);
+      assert.match(cli.stdout + cli.stderr, /EADDRINUSE/);
+      // embedded: the rejection comes after storage, the writer worker and the encoder pool started;
+      // the script must still exit by itself, which it cannot while any of them runs
+      const dist = join(mainScript, '..', '..');
+      const script = `
+        const { parseFlags } = await import(${JSON.stringify(join(dist, 'config', 'flags.js'))});
+        const { startApiServer } = await import(${JSON.stringify(join(dist, 'apiserver.js'))});
+        const { default: pino } = await import(${JSON.stringify(import.meta.resolve('pino'))});
+        const parsed = parseFlags(['--secure-port', '${first.port}', '--bind-address', '127.0.0.1', '--data-dir', ${JSON.stringify(tempDir())}]);
+        startApiServer(parsed.config, pino({ level: 'silent' })).then(() => console.log('started'), (err) => console.log('rejected', err.code));
+      `;
+      const scriptPath = join(tempDir(), 'embed.mjs');
+      writeFileSync(scriptPath, script);
+      const embedded = spawnSync(process.execPath, [scriptPath], { encoding: 'utf8', timeout: 60_000, env: cleanEnv() });
+      assert.equal(embedded.error, undefined, `the embedding process did not exit by itself: ${String(embedded.error)}`);
+      assert.equal(embedded.stdout.trim(), 'rejected EADDRINUSE', embedded.stderr);
+      assert.equal(embedded.status, 0);
     });
   });
 
