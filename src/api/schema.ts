@@ -124,9 +124,17 @@ function invalidBase64Offset(text: string): number {
   return text.length - (text.length % 4);
 }
 
+function isEmptyCollection(schema: Schema, value: unknown): boolean {
+  if (schema.type === 'list') return (value as unknown[]).length === 0;
+  if (schema.type !== 'map') return false;
+  for (const _ in value as Record<string, unknown>) return false;
+  return true;
+}
+
 /**
  * Checks `value` against `schema` and returns a normalized copy: nulls dropped (as Go's decoder
- * leaves zero values), times canonical, unknown fields removed and reported. Throws DecodeError
+ * leaves zero values), optional fields' empty maps and lists dropped (as `omitempty` does), times
+ * canonical, unknown fields removed and reported. Throws DecodeError
  * with the text Go's decoder would produce for a type mismatch.
  */
 export function decodeValue(schema: Schema, value: unknown, path: string, owner: string, outcome: DecodeOutcome): unknown {
@@ -194,7 +202,11 @@ export function decodeValue(schema: Schema, value: unknown, path: string, owner:
           continue;
         }
         if (v === null) continue;
-        out[k] = decodeValue(fieldSchema, v, fieldPath, schema.goName, outcome);
+        const decoded = decodeValue(fieldSchema, v, fieldPath, schema.goName, outcome);
+        // Go's `omitempty`: an optional field's empty map or list is not serialized, so the object
+        // Kubernetes stores and answers with has no such field (`annotations: {}` is gone)
+        if (isEmptyCollection(fieldSchema, decoded) && !schema.required?.includes(k)) continue;
+        out[k] = decoded;
       }
       return out;
     }

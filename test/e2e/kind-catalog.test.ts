@@ -93,6 +93,22 @@ describe('kind catalog: ConfigMaps and Leases', () => {
       expectStatus(await put(cmPath('thawed'), { ...open.json, data: { a: '2' }, immutable: true }), 200, 'freeze');
     });
 
+    it('stores no empty optional map or list, as Go\'s omitempty serializes none', async () => {
+      const created = await post(cmPath(), {
+        metadata: { name: 'empties', labels: {}, annotations: {}, finalizers: [], ownerReferences: [] },
+        data: {}, binaryData: {},
+      });
+      expectStatus(created, 201, 'create');
+      for (const got of [created.json, (await request(server, cmPath('empties'))).json]) {
+        assert.deepEqual(Object.keys(got).sort(), ['apiVersion', 'kind', 'metadata']);
+        for (const field of ['labels', 'annotations', 'finalizers', 'ownerReferences']) assert.equal(got.metadata[field], undefined, field);
+      }
+      const patched = await request(server, cmPath('empties'), { method: 'PATCH', headers: { 'content-type': 'application/merge-patch+json' }, body: { metadata: { annotations: {} }, data: {} } });
+      expectStatus(patched, 200, 'patch');
+      assert.equal(patched.json.metadata.annotations, undefined);
+      assert.equal(patched.json.metadata.resourceVersion, created.json.metadata.resourceVersion, 'a patch of empty maps changes nothing');
+    });
+
     it('prints NAME DATA AGE, counting both maps, and selects only by metadata fields', async () => {
       await post(cmPath(), { metadata: { name: 'printed' }, data: { a: '1', b: '2' }, binaryData: { c: 'eA==' } });
       const table = await request(server, cmPath('printed'), { headers: asTable });
