@@ -86,6 +86,8 @@ const objectMeta = s.struct('ObjectMeta', {
     name: 1, generateName: 2, namespace: 3, selfLink: 4, uid: 5, resourceVersion: 6, generation: 7, creationTimestamp: 8,
     deletionTimestamp: 9, deletionGracePeriodSeconds: 10, labels: 11, annotations: 12, ownerReferences: 13, finalizers: 14, managedFields: 17,
   },
+  // an empty list resets them (the field manager reads it, then stores its own entries or none)
+  keepsEmpty: ['managedFields'],
 });
 export const objectMetaSchema: StructSchema = internalStructOf(objectMeta);
 

@@ -49,6 +49,12 @@ export interface StructSchema extends Described {
   structType?: MapType;
   /** fields Kubernetes' OpenAPI lists as required (those its Go type serializes without omitempty) */
   required?: readonly string[];
+  /**
+   * optional fields whose empty list or map the decoder keeps, where it drops other optional fields'
+   * as `omitempty` does: Go serializes it (no omitempty on the tag, as Role's `rules`), or a later
+   * step reads it (`managedFields: []` asks the field manager to reset them)
+   */
+  keepsEmpty?: readonly string[];
   /** protobuf field numbers, as in Kubernetes' generated.proto for this message */
   proto?: Readonly<Record<string, number>>;
 }
@@ -205,7 +211,7 @@ export function decodeValue(schema: Schema, value: unknown, path: string, owner:
         const decoded = decodeValue(fieldSchema, v, fieldPath, schema.goName, outcome);
         // Go's `omitempty`: an optional field's empty map or list is not serialized, so the object
         // Kubernetes stores and answers with has no such field (`annotations: {}` is gone)
-        if (isEmptyCollection(fieldSchema, decoded) && !schema.required?.includes(k)) continue;
+        if (isEmptyCollection(fieldSchema, decoded) && !schema.required?.includes(k) && !schema.keepsEmpty?.includes(k)) continue;
         out[k] = decoded;
       }
       return out;

@@ -17,6 +17,8 @@ export interface BuiltinStructural extends Structural {
   goName?: string;
   /** an object's protobuf field numbers, as in Kubernetes' generated.proto for its message */
   proto?: Readonly<Record<string, number>>;
+  /** an object's optional fields whose empty list or map is kept (StructFacts.keepsEmpty) */
+  keepsEmpty?: string[];
   /**
    * a Go pointer (`*string`, `*int32`): the protobuf codec writes it only when set and keeps a set
    * zero value, where a plain field's zero value is omitted as Go's `omitempty` omits it
@@ -39,6 +41,8 @@ export interface StructFacts {
   required?: readonly string[];
   /** `+structType=atomic`: the struct is replaced whole by apply */
   atomic?: true;
+  /** optional fields whose empty list or map is kept (see StructSchema.keepsEmpty) */
+  keepsEmpty?: readonly string[];
 }
 
 interface ListPatch { strategy: PatchStrategy; mergeKey?: string }
@@ -74,6 +78,7 @@ export const s = {
   struct: (goName: string, fields: Record<string, BuiltinStructural>, description?: string, facts: StructFacts = {}): BuiltinStructural => {
     const node: BuiltinStructural = { type: 'object', goName, properties: fields };
     if (facts.required) node.required = [...facts.required];
+    if (facts.keepsEmpty) node.keepsEmpty = [...facts.keepsEmpty];
     if (facts.atomic) node.mapType = 'atomic';
     if (facts.proto) node.proto = facts.proto;
     return described(node, description);

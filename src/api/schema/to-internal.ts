@@ -50,6 +50,7 @@ function structSchema(s: BuiltinStructural, goName: string, derive: Derive): Str
   const out: StructSchema = { type: 'struct', goName: s.goName ?? goName, fields, description: s.description };
   if (s.mapType === 'atomic') out.structType = 'atomic';
   if (s.required?.length) out.required = s.required;
+  if (s.keepsEmpty?.length) out.keepsEmpty = s.keepsEmpty;
   if (s.proto) out.proto = s.proto;
   return out;
 }
