@@ -57,6 +57,18 @@ describe('custom resources through kubectl and client-node', () => {
     assert.deepEqual(alpha.spec.ports, [{ name: 'http', port: 8080 }]);
     assert.equal(alpha.spec.color, 'green');
 
+    // a client-side apply of a changed custom resource is a JSON merge patch: kubectl sends a
+    // strategic one only where the OpenAPI document lists that type for the kind, and the server
+    // takes none for custom resources (415)
+    writeFileSync(join(work, 'beta.yaml'), toYaml({ apiVersion: 'stable.example.com/v1', kind: 'Widget', metadata: { name: 'beta', namespace: 'toys' }, spec: { color: 'red' } }));
+    assert.match(await kubectl.ok(['apply', '-f', join(work, 'beta.yaml')]), /widget.stable.example.com\/beta configured/);
+    assert.equal(JSON.parse(await kubectl.ok(['get', 'widget', 'beta', '-n', 'toys', '-o', 'json'])).spec.color, 'red');
+    const v3 = (await request(server, '/openapi/v3/apis/stable.example.com/v1')).json;
+    assert.deepEqual(Object.keys(v3.paths['/apis/stable.example.com/v1/namespaces/{namespace}/widgets/{name}'].patch.requestBody.content).sort(),
+      ['application/apply-patch+yaml', 'application/json-patch+json', 'application/merge-patch+json']);
+    const unchanged = await kubectl.run(['diff', '-f', join(work, 'beta.yaml')]);
+    assert.equal(unchanged.code, 0, `kubectl diff after apply: ${unchanged.stdout}${unchanged.stderr}`);
+
     const explained = await kubectl.ok(['explain', 'widgets.spec']);
     assert.match(explained, /GROUP:\s+stable.example.com/);
     assert.match(explained, /WidgetSpec is what a widget should be/);

@@ -13,7 +13,10 @@ import { codeText, docKey, pathsOf, type Operation, type Param, type PathEntry }
 
 const objectMediaTypes = ['application/json', 'application/yaml', 'application/vnd.orch.protobuf'];
 const streamMediaTypes = ['application/json;stream=watch', 'application/vnd.orch.protobuf;stream=watch'];
-const patchMediaTypes = ['application/json-patch+json', 'application/merge-patch+json', 'application/strategic-merge-patch+json', 'application/apply-patch+yaml'];
+const patchMediaTypes = {
+  strategic: ['application/json-patch+json', 'application/merge-patch+json', 'application/strategic-merge-patch+json', 'application/apply-patch+yaml'],
+  generic: ['application/json-patch+json', 'application/merge-patch+json', 'application/apply-patch+yaml'],
+} as const;
 
 /** kube-apiserver titles its documents so and versions them by its git version (/version's gitVersion). */
 const info = { title: 'Kubernetes', version: 'v1.32.0' };
@@ -59,7 +62,7 @@ function operationExtensions(op: Operation): Json {
 function operationV2(op: Operation, params: readonly Param[]): Json {
   const body = op.body ? [{ in: 'body', name: 'body', ...(op.body.required ? { required: true } : {}), schema: ref(v2, op.body.ref) }] : [];
   return {
-    consumes: op.body?.patch ? patchMediaTypes : ['*/*'],
+    consumes: op.body?.patch ? patchMediaTypes[op.body.patch] : ['*/*'],
     description: op.description,
     operationId: op.id,
     ...(body.length + params.length > 0 ? { parameters: [...body, ...params.map((q) => renderParam(q, v2))] } : {}),
@@ -82,7 +85,7 @@ function operationV3(op: Operation, params: readonly Param[]): Json {
     operationId: op.id,
     ...(params.length > 0 ? { parameters: params.map((q) => renderParam(q, v3)) } : {}),
     ...(op.body ? {
-      requestBody: { content: content(op.body.patch ? patchMediaTypes : ['*/*'], op.body.ref), ...(op.body.required ? { required: true } : {}) },
+      requestBody: { content: content(op.body.patch ? patchMediaTypes[op.body.patch] : ['*/*'], op.body.ref), ...(op.body.required ? { required: true } : {}) },
     } : {}),
     responses: {
       ...Object.fromEntries(op.responses.map((r) => [r.code, { content: content(produces, r.ref), description: codeText[r.code] }])),

@@ -135,7 +135,12 @@ export interface Operation {
   /** with the group-version-kind; absent on discovery operations */
   action?: { name: string; gvk: GroupVersionKind };
   params: readonly Param[];
-  body?: { ref: string; patch: boolean; required: boolean };
+  /**
+   * `patch`: the patch types the body may be, as the API installer lists them: strategic merge only
+   * for kinds with Go-declared merge markers, not for custom resources (kubectl reads this list to
+   * choose between a strategic and a JSON merge patch)
+   */
+  body?: { ref: string; patch?: 'strategic' | 'generic'; required: boolean };
   responses: ReadonlyArray<{ code: Code; ref: string }>;
   streams: boolean;
 }
@@ -215,7 +220,11 @@ function kindPaths(k: KindDeclaration, catalog: Catalog, subresourceVerbs: Reado
       action: { name: a.action, gvk: { group: gvk.group, kind: gvk.kind, version: gvk.version } },
       // every route takes its path parameters and `pretty`; pathItem hoists what all share
       params: [...pathParams(path, k.kind), p.pretty, ...a.params],
-      body: a.body && { ref: a.body === 'object' && objectRef ? objectRef : bodies[a.body], patch: a.body === 'patch', required: a.body !== 'deleteOptions' },
+      body: a.body && {
+        ref: a.body === 'object' && objectRef ? objectRef : bodies[a.body],
+        ...(a.body === 'patch' ? { patch: k.decodeUnstructured ? 'generic' as const : 'strategic' as const } : {}),
+        required: a.body !== 'deleteOptions',
+      },
       responses: a.codes.map((code) => ({ code, ref: a.returns === 'object' && objectRef ? objectRef : refs[a.returns] })),
       streams: a.returns === 'list' || a.returns === 'watchEvent',
     };
