@@ -55,6 +55,11 @@ export interface StructSchema extends Described {
    * step reads it (`managedFields: []` asks the field manager to reset them)
    */
   keepsEmpty?: readonly string[];
+  /**
+   * `x-kubernetes-preserve-unknown-fields` on a custom resource's object with properties: fields it
+   * does not declare are kept, and apply and managed fields take them as untyped values
+   */
+  preservesUnknownFields?: true;
   /** protobuf field numbers, as in Kubernetes' generated.proto for this message */
   proto?: Readonly<Record<string, number>>;
 }

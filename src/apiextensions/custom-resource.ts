@@ -40,7 +40,9 @@ function internalSchemaOf(kind: string, structural: Structural): StructSchema {
     if (k === 'apiVersion' || k === 'kind' || k === 'metadata') continue;
     fields[k] = toInternal(v, `${kind}.${k}`);
   }
-  return { type: 'struct', goName: kind, fields, description: structural.description };
+  const schema: StructSchema = { type: 'struct', goName: kind, fields, description: structural.description };
+  if (structural.preserveUnknownFields) schema.preservesUnknownFields = true;
+  return schema;
 }
 
 /** A selectable field's value as a field selector compares it (strings, integers and booleans as text). */

@@ -40,9 +40,15 @@ export function isAtomicContainer(schema: Schema): boolean {
 
 export const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
 
+/** An undeclared field a struct keeps (preserve-unknown-fields): SMD's deduced type, held whole here. */
+const untypedField: Schema = { type: 'any' };
+
 /** The schema below a map key or struct field; undefined for a field the struct does not declare. */
 export function childSchema(schema: Schema, key: string): Schema | undefined {
-  if (schema.type === 'struct') return Object.hasOwn(schema.fields, key) ? schema.fields[key] : undefined;
+  if (schema.type === 'struct') {
+    if (Object.hasOwn(schema.fields, key)) return schema.fields[key];
+    return schema.preservesUnknownFields ? untypedField : undefined;
+  }
   if (schema.type === 'map') return schema.values;
   return undefined;
 }

@@ -7,6 +7,7 @@ import { isDeepStrictEqual } from 'node:util';
 import { randomUUID } from 'node:crypto';
 import { apiVersionOf, type KindDeclaration } from '../api/kind.js';
 import type { KObject, ObjectMeta } from '../api/meta.js';
+import { setOwn } from '../api/own-member.js';
 import { formatTime } from '../api/schema.js';
 import { validateManagedFields } from '../api/validation/names.js';
 import { updateManagedFields } from '../patch/managed-fields.js';
@@ -25,7 +26,7 @@ function generateName(base: string): string {
   return `${base.slice(0, 63 - 5)}${suffix}`;
 }
 
-/** The object in canonical field order: kind, apiVersion, metadata (in ObjectMeta's order), then the schema's order. */
+/** The object in canonical field order: kind, apiVersion, metadata (in ObjectMeta's order), then the schema's order, then the rest. */
 export function canonical(kind: KindDeclaration, obj: KObject): KObject {
   const meta: ObjectMeta = {};
   for (const k of metaOrder) if (obj.metadata[k] !== undefined) meta[k] = obj.metadata[k];
@@ -34,6 +35,11 @@ export function canonical(kind: KindDeclaration, obj: KObject): KObject {
   for (const field of Object.keys(kind.schema.fields)) {
     if (field === 'kind' || field === 'apiVersion' || field === 'metadata') continue;
     if (obj[field] !== undefined) out[field] = obj[field];
+  }
+  // then what the schema does not name: a custom resource's fields that
+  // x-kubernetes-preserve-unknown-fields keeps at its root (a built-in's were dropped when decoded)
+  for (const field of Object.keys(obj)) {
+    if (!Object.hasOwn(out, field) && obj[field] !== undefined) setOwn(out, field, obj[field]);
   }
   return out;
 }

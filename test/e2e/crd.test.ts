@@ -197,6 +197,55 @@ describe('CustomResourceDefinitions', () => {
     assert.equal(restored.status, 200, restored.body);
   });
 
+  it('keeps the fields x-kubernetes-preserve-unknown-fields preserves, at the root and beside declared properties', async () => {
+    const crd = (plural: string, kind: string, openAPIV3Schema: Record<string, unknown>, subresources?: Record<string, unknown>) => ({
+      apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition', metadata: { name: `${plural}.loose.example.com` },
+      spec: {
+        group: 'loose.example.com', scope: 'Namespaced', names: { plural, kind },
+        versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema }, ...(subresources ? { subresources } : {}) }],
+      },
+    });
+    // everything preserved: the whole body is kept, and the scale subresource reads and writes it
+    const pools = crd('pools', 'Pool', { type: 'object', 'x-kubernetes-preserve-unknown-fields': true },
+      { scale: { specReplicasPath: '.spec.replicas', statusReplicasPath: '.status.replicas' } });
+    assert.equal((await request(server, crdPath, { method: 'POST', body: pools })).status, 201);
+    // declared properties and the rest preserved beside them
+    const boats = crd('boats', 'Boat', {
+      type: 'object',
+      properties: { spec: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true, properties: { size: { type: 'integer' } } } },
+    });
+    assert.equal((await request(server, crdPath, { method: 'POST', body: boats })).status, 201);
+    await waitEstablished(server, 'pools.loose.example.com');
+    await waitEstablished(server, 'boats.loose.example.com');
+
+    const poolPath = '/apis/loose.example.com/v1/namespaces/crd/pools';
+    const pool = { apiVersion: 'loose.example.com/v1', kind: 'Pool', metadata: { name: 'p' }, spec: { replicas: 1 }, other: { x: [1] } };
+    const created = await request(server, poolPath, { method: 'POST', body: pool });
+    assert.equal(created.status, 201, created.body);
+    assert.deepEqual([created.json.spec, created.json.other], [{ replicas: 1 }, { x: [1] }]);
+    assert.deepEqual((await request(server, `${poolPath}/p/scale`)).json.spec, { replicas: 1 });
+    const scaled = await request(server, `${poolPath}/p/scale`, { method: 'PATCH', headers: { 'content-type': 'application/merge-patch+json' }, body: { spec: { replicas: 3 } } });
+    assert.equal(scaled.status, 200, scaled.body);
+    assert.deepEqual((await request(server, `${poolPath}/p`)).json.spec, { replicas: 3 });
+
+    // server-side apply takes the undeclared fields as values it tracks whole
+    const boatPath = '/apis/loose.example.com/v1/namespaces/crd/boats/b';
+    const apply = (spec: Record<string, unknown>, manager: string) => request(server, `${boatPath}?fieldManager=${manager}`, {
+      method: 'PATCH', headers: { 'content-type': 'application/apply-patch+yaml' },
+      body: { apiVersion: 'loose.example.com/v1', kind: 'Boat', metadata: { name: 'b' }, spec },
+    });
+    const applied = await apply({ size: 1, extra: { deep: [1, 2] }, more: 'x' }, 'one');
+    assert.equal(applied.status, 201, applied.body);
+    assert.deepEqual(applied.json.spec, { size: 1, extra: { deep: [1, 2] }, more: 'x' });
+    assert.deepEqual(applied.json.metadata.managedFields[0].fieldsV1, { 'f:spec': { 'f:extra': {}, 'f:more': {}, 'f:size': {} } });
+    const conflict = await apply({ more: 'y' }, 'two');
+    assert.equal(conflict.status, 409, conflict.body);
+    assert.match(conflict.json.message, /conflict with "one": \.spec\.more/);
+    const dropped = await apply({ size: 1 }, 'one');
+    assert.equal(dropped.status, 200, dropped.body);
+    assert.deepEqual(dropped.json.spec, { size: 1 }, 'fields the manager no longer applies are removed');
+  });
+
   it('prints Tables with the printer columns and selects by selectable fields', async () => {
     assert.equal((await request(server, base, { method: 'POST', body: widget('two', { color: 'green', replicas: 5 }) })).status, 201);
     const table = await request(server, base, { headers: { accept: 'application/json;as=Table;g=meta.k8s.io;v=v1' } });

@@ -51,6 +51,7 @@ function structSchema(s: BuiltinStructural, goName: string, derive: Derive): Str
   if (s.mapType === 'atomic') out.structType = 'atomic';
   if (s.required?.length) out.required = s.required;
   if (s.keepsEmpty?.length) out.keepsEmpty = s.keepsEmpty;
+  if (s.preserveUnknownFields) out.preservesUnknownFields = true;
   if (s.proto) out.proto = s.proto;
   return out;
 }
