@@ -16,6 +16,7 @@ import { applyMergePatch } from '../patch/merge-patch.js';
 import { applyStrategicMergePatch } from '../patch/strategic-merge.js';
 import { managerFromUserAgent } from '../patch/managed-fields.js';
 import { parseResourceVersion, type ObjectStore, type WriteContext } from '../resource-store/object-store.js';
+import { resetFields, statusResetFields } from '../resource-store/object-preparation.js';
 import type { ResourceStores } from '../resource-store/resource-stores.js';
 import { errors, fieldErrorBody, fieldErrors, formatFieldError, StatusError } from '../status/status-error.js';
 import { header, type Exchange } from './exchange.js';
@@ -199,13 +200,16 @@ export class ResourceHandler {
         throw errors.badRequest('the namespace of the provided object does not match the namespace sent on the request');
       }
       const { object, created } = await store.apply(namespace, name, ctx, (live) => {
-        const result = serverSideApply({ kind, live, applied: config, manager: ctx.manager, force: force ?? false, now: ctx.now, resetFields: kind.subresources?.status ? ['f:status'] : [] });
+        const result = serverSideApply({
+          kind, live, applied: config, manager: ctx.manager, force: force ?? false, now: ctx.now,
+          resetFields: subresource === 'status' ? statusResetFields(kind, config) : resetFields(kind), subresource,
+        });
         if ('conflicts' in result) throw conflictError(result.conflicts);
         const merged = result.object;
         merged.metadata.name = name;
         if (kind.namespaced) merged.metadata.namespace = namespace;
         return merged;
-      });
+      }, subresource);
       ex.sendObject(created ? 201 : 200, object);
       return;
     }

@@ -30,8 +30,10 @@ export interface ApplyInput {
   manager: string;
   force: boolean;
   now: number;
-  /** top-level fields the main resource resets (`f:status` with a status subresource) */
+  /** top-level fields the request may not set (`f:status` on a main resource with a status subresource, all but `f:status` on it) */
   resetFields?: readonly string[];
+  /** the subresource applied to (`status`): its own manager entries */
+  subresource?: string;
 }
 
 export interface ApplyConflict {
@@ -127,9 +129,10 @@ function applyOnce(input: ApplyInput, decoded: Managed, force: boolean): Attempt
   }
   reconcileManaged(schema, apiVersion, managed);
 
-  const id = managerIdentifier({ manager, operation: 'Apply', apiVersion });
+  const subresource = input.subresource ? { subresource: input.subresource } : {};
+  const id = managerIdentifier({ manager, operation: 'Apply', apiVersion, ...subresource });
   const lastSet = managed.get(id)?.set;
-  const applier: Owner = { manager, operation: 'Apply', apiVersion, set: recursiveDifference(toFieldSet(schema, input.applied), reset) };
+  const applier: Owner = { manager, operation: 'Apply', apiVersion, ...subresource, set: recursiveDifference(toFieldSet(schema, input.applied), reset) };
   const previousTime = managed.get(id)?.time;
   if (previousTime) applier.time = previousTime;
   managed.set(id, applier);

@@ -50,8 +50,18 @@ export function invalid(kind: KindDeclaration, name: string, errs: ReturnType<Ki
 }
 
 /** Fields the main resource never changes: a status subresource owns them. */
-function resetFields(kind: KindDeclaration): string[] {
+export function resetFields(kind: KindDeclaration): string[] {
   return kind.subresources?.status ? ['f:status'] : [];
+}
+
+/**
+ * Fields a write to the status subresource does not change: every top-level field but status
+ * (the strategy copies the rest from the stored object), named in the applied object or the schema.
+ */
+export function statusResetFields(kind: KindDeclaration, applied: Readonly<KObject>): string[] {
+  const fields = new Set([...Object.keys(kind.schema.fields), ...Object.keys(applied)]);
+  for (const kept of ['apiVersion', 'kind', 'metadata', 'status']) fields.delete(kept);
+  return [...fields].map((f) => `f:${f}`);
 }
 
 /** Stamps server-owned fields, defaults, validates. Returns the object to store. */
@@ -91,7 +101,10 @@ export function prepareUpdate(kind: KindDeclaration, body: KObject, stored: Read
   if (subresource) {
     const project = kind.subresources?.[subresource];
     if (!project) throw errors.notFound({ group: kind.group, resource: kind.resource }, name);
+    const applied = ctx.applied ? obj.metadata.managedFields : undefined;
     obj = project(obj, structuredClone(old));
+    // the apply's ownership of the subresource's fields goes with it (the projection keeps the stored metadata)
+    if (ctx.applied) obj.metadata.managedFields = applied;
   } else {
     // generation is the server's: the kind's strategy may move it from the stored value
     obj.metadata.generation = old.metadata.generation;
@@ -113,7 +126,7 @@ export function prepareUpdate(kind: KindDeclaration, body: KObject, stored: Read
   if (errs.length) throw invalid(kind, name, errs);
   if (!ctx.applied) {
     meta.managedFields = updateManagedFields(obj, old, {
-      kind, manager: ctx.manager, now: ctx.now, resetFields: subresource ? [] : resetFields(kind), ignoreSentManagedFields: subresource !== undefined,
+      kind, manager: ctx.manager, now: ctx.now, resetFields: subresource ? [] : resetFields(kind), subresource, ignoreSentManagedFields: subresource !== undefined,
     });
   }
   if (meta.managedFields?.length === 0) delete meta.managedFields;

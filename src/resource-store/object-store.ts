@@ -284,15 +284,17 @@ export class ObjectStore {
    * Server-side apply: `merge` turns the live object (undefined when there is none) into the
    * applied result with its managedFields; a missing object is created. Retried when it races.
    */
-  apply(namespace: string | undefined, name: string, ctx: WriteContext, merge: (live: KObject | undefined) => KObject): Promise<{ object: StoredObject; created: boolean }> {
+  apply(namespace: string | undefined, name: string, ctx: WriteContext, merge: (live: KObject | undefined) => KObject, subresource?: string): Promise<{ object: StoredObject; created: boolean }> {
     const applyCtx: WriteContext = { ...ctx, applied: true };
     return this.guaranteedUpdate<{ object: StoredObject; created: boolean }>(namespace, name, applyCtx, async (current) => {
+      // a subresource is applied to an object that exists; the object is applied to or created
+      if (!current && subresource) throw errors.notFound(this.groupResource, name);
       const merged = merge(current ? structuredClone(current.served.object) as KObject : undefined);
       if (!current) {
         const created = await this.createRacing(namespace, merged, applyCtx);
         return created ? { answer: { object: created, created: true } } : { answer: await this.apply(namespace, name, ctx, merge) };
       }
-      return { next: await this.admittedUpdate(merged, current.served.object, applyCtx), written: (object) => ({ object, created: false }), retry: true };
+      return { next: await this.admittedUpdate(merged, current.served.object, applyCtx, subresource), written: (object) => ({ object, created: false }), retry: true };
     });
   }
 

@@ -58,6 +58,11 @@ function viewSpec(encoding: 'json' | 'protobuf', representation: WatchRepresenta
 }
 /** Lets the hub's delivery rounds (setImmediate) run: an immediate first, since on a loaded machine a due timer can run before them. */
 const settle = () => new Promise((r) => setImmediate(() => setTimeout(r, 10)));
+/** Waits until `delivered` holds (rounds run on immediates and the pool's promises; a loaded machine may need more than one settle). */
+async function until(delivered: () => boolean, what: string): Promise<void> {
+  for (let i = 0; i < 500 && !delivered(); i++) await settle();
+  assert.ok(delivered(), `never delivered: ${what}`);
+}
 const sa = (name: string, labels?: Record<string, string>) => JSON.stringify({ kind: 'ServiceAccount', apiVersion: 'v1', metadata: { name, namespace: 'ns', resourceVersion: '', labels } });
 
 describe('WatchHub fan-out', () => {
@@ -74,7 +79,7 @@ describe('WatchHub fan-out', () => {
       { revision: 2, type: 'ADDED', key: 'serviceaccounts/ns/a', value: sa('a') },
       { revision: 3, type: 'ADDED', key: 'serviceaccounts/ns/b', value: sa('b') },
     ]);
-    await settle();
+    await until(() => [...json, ...proto].every((s) => s.writes.length === 1), 'the first round');
     readModel.apply([{ revision: 4, type: 'MODIFIED', key: 'serviceaccounts/ns/a', value: sa('a', { x: 'y' }) }]);
     await hub.closeAll();
 
@@ -125,7 +130,8 @@ describe('WatchHub fan-out', () => {
     const sink = recordingSink();
     hub.add(spec('json'), sink);
     for (let i = 0; i < 20; i++) readModel.apply([{ revision: 2 + i, type: 'ADDED', key: `serviceaccounts/ns/s${i}`, value: sa(`s${i}`) }]);
-    await settle();
+    const lineCount = () => sink.writes.flat().reduce((n, f) => n + String(f).split('\n').filter(Boolean).length, 0);
+    await until(() => lineCount() === 20, 'twenty events');
     assert.equal(sink.writes.length, 1, 'twenty commits in one tick, one write');
     assert.equal(sink.writes[0].length, 1, 'of one view over the slab');
     const lines = String(sink.writes[0][0]).split('\n').filter(Boolean);
@@ -142,7 +148,7 @@ describe('WatchHub fan-out', () => {
     readModel.apply([{ revision: 2, type: 'ADDED', key: 'serviceaccounts/ns/a', value: sa('a') }]);
     hub.inOrder((revision) => w.sendBookmark(revision));
     assert.equal(sink.writes.length, 0, 'nothing before the round');
-    await settle();
+    await until(() => sink.writes.flat().length === 2, 'the event and the bookmark');
     const types = sink.writes.flat().map((f) => JSON.parse(f as string));
     assert.deepEqual(types.map((e) => e.type), ['ADDED', 'BOOKMARK']);
     assert.equal(types[1].object.metadata.resourceVersion, '2');
@@ -156,7 +162,7 @@ describe('WatchHub fan-out', () => {
     readModel.apply([{ revision: 2, type: 'ADDED', key: 'serviceaccounts/ns/a', value: sa('a', { app: 'db' }) }]);
     readModel.apply([{ revision: 3, type: 'MODIFIED', key: 'serviceaccounts/ns/a', value: sa('a', { app: 'web' }) }]);
     readModel.apply([{ revision: 4, type: 'MODIFIED', key: 'serviceaccounts/ns/a', value: sa('a', { app: 'api' }) }]);
-    await settle();
+    await until(() => sink.writes.flat().join('').split('\n').filter(Boolean).length >= 2, 'two events');
     const events = sink.writes.flat().map((f) => JSON.parse(f as string));
     assert.deepEqual(events.map((e) => e.type), ['ADDED', 'DELETED']);
     assert.equal(events[1].object.metadata.labels.app, 'web', 'the content it last matched with');
@@ -172,7 +178,7 @@ describe('WatchHub fan-out', () => {
     hub.add(spec('json'), slow);
     hub.add(spec('json'), fast);
     readModel.apply([{ revision: 2, type: 'ADDED', key: 'serviceaccounts/ns/a', value: sa('a') }]);
-    await settle();
+    await until(() => fast.writes.length === 1, 'the fast stream\'s event');
     assert.equal(slow.aborted, true, 'cut at once');
     assert.equal(slow.ended, false, 'not ended gracefully: that would flush its backlog first');
     assert.equal(slow.writes.length, 0);
