@@ -168,6 +168,30 @@ describe('CustomResourceDefinitions', () => {
     assert.equal(patched.json.status.replicas, 2);
   });
 
+  it('applies to the status subresource: status only, owned by an entry that names the subresource', async () => {
+    const applyStatus = (name: string, manager: string, body: Record<string, unknown>) => request(server, `${base}/${name}/status?fieldManager=${manager}`, {
+      method: 'PATCH', headers: { 'content-type': 'application/apply-patch+yaml' },
+      body: { apiVersion: 'stable.example.com/v1', kind: 'Widget', metadata: { name }, ...body },
+    });
+    const created = await request(server, base, { method: 'POST', body: widget('applied-status', { color: 'red' }) });
+    assert.equal(created.status, 201, created.body);
+    const applied = await applyStatus('applied-status', 'status-controller', { spec: { color: 'blue' }, status: { ready: true, replicas: 3 } });
+    assert.equal(applied.status, 200, applied.body);
+    assert.deepEqual(applied.json.status, { ready: true, replicas: 3 });
+    assert.equal(applied.json.spec.color, 'red', 'spec is the main resource\'s');
+    const entry = applied.json.metadata.managedFields.find((e: any) => e.manager === 'status-controller');
+    assert.deepEqual([entry.operation, entry.subresource, entry.fieldsV1], ['Apply', 'status', { 'f:status': { 'f:ready': {}, 'f:replicas': {} } }]);
+    // another manager's apply of an owned status field conflicts, naming the subresource
+    const conflict = await applyStatus('applied-status', 'other', { status: { replicas: 4 } });
+    assert.equal(conflict.status, 409, conflict.body);
+    assert.match(conflict.json.message, /conflict with "status-controller" with subresource "status": \.status\.replicas/);
+    // a patch through the subresource records it too
+    const patched = await request(server, `${base}/applied-status/status?fieldManager=patcher`, { method: 'PATCH', body: { status: { ready: false } }, headers: { 'content-type': 'application/merge-patch+json' } });
+    assert.deepEqual(patched.json.metadata.managedFields.find((e: any) => e.manager === 'patcher').subresource, 'status');
+    assert.equal((await applyStatus('no-such-widget', 'status-controller', { status: { ready: true } })).status, 404);
+    assert.equal((await request(server, `${base}/applied-status`, { method: 'DELETE' })).status, 200);
+  });
+
   it('serves the scale subresource as autoscaling/v1 Scale: get, update, patch', async () => {
     await request(server, `${base}/one/status`, { method: 'PATCH', body: { status: { replicas: 1, selector: 'app=one' } }, headers: { 'content-type': 'application/merge-patch+json' } });
     const scale = await request(server, `${base}/one/scale`);
