@@ -313,7 +313,7 @@ describe('health, discovery and version', () => {
       assert.deepEqual(group.json.preferredVersion, groupVersion);
     });
 
-    it('/apis/events.orch.io/v1 describes events with short name ev', async () => {
+    it('/apis/events.orch.io/v1 describes events; their short name ev is listed under events.k8s.io only', async () => {
       const res = await request(server, '/apis/events.orch.io/v1');
       assert.equal(res.status, 200, res.body);
       assert.equal(res.json.kind, 'APIResourceList');
@@ -325,7 +325,10 @@ describe('health, discovery and version', () => {
       assert.equal(ev.namespaced, true);
       assert.equal(ev.kind, 'Event');
       assert.deepEqual(ev.verbs, resourceVerbs);
-      assert.deepEqual(ev.shortNames, ['ev']);
+      // kubectl would warn of every other group listing `ev`, as it does of core's and events.k8s.io's on kube-apiserver
+      assert.equal(ev.shortNames, undefined);
+      const k8s = (await request(server, '/apis/events.k8s.io/v1')).json.resources.find((r: { name: string }) => r.name === 'events');
+      assert.deepEqual(k8s.shortNames, ['ev']);
     });
 
     const aggregatedV2 = 'application/json;g=apidiscovery.orch.io;v=v2;as=APIGroupDiscoveryList';
@@ -350,7 +353,9 @@ describe('health, discovery and version', () => {
       assert.equal(ev.singularResource, 'event');
       assert.equal(ev.responseKind.kind, 'Event');
       assert.deepEqual(ev.verbs, resourceVerbs);
-      assert.deepEqual(ev.shortNames, ['ev']);
+      assert.equal(ev.shortNames, undefined);
+      const k8sGroup = res.json.items.find((i: { metadata: { name: string } }) => i.metadata.name === 'events.k8s.io');
+      assert.deepEqual(k8sGroup.versions[0].resources.find((r: { resource: string }) => r.resource === 'events').shortNames, ['ev']);
 
       const again = await request(server, '/apis', { headers: { accept: kubectlAccept, 'if-none-match': etag } });
       assert.equal(again.status, 304);

@@ -38,6 +38,12 @@ describe('custom resources through kubectl and client-node', () => {
     writeFileSync(join(work, 'crd.yaml'), toYaml(widgetCrd()));
     assert.match(await kubectl.ok(['apply', '-f', join(work, 'crd.yaml')]), /customresourcedefinition.apiextensions.k8s.io\/widgets.stable.example.com created/);
     await kubectl.ok(['wait', '--for', 'condition=Established', 'crd/widgets.stable.example.com', '--timeout=30s']);
+    // served under two group names, the definitions have one short name and one category between them
+    const byShortName = await kubectl.run(['get', 'crd']);
+    assert.equal(byShortName.code, 0, byShortName.stderr);
+    assert.doesNotMatch(byShortName.stderr, /could also match/);
+    const byCategory = await kubectl.ok(['get', 'api-extensions', '-o', 'name']);
+    assert.deepEqual(byCategory.trim().split('\n'), ['customresourcedefinition.apiextensions.k8s.io/widgets.stable.example.com']);
     writeFileSync(join(work, 'widgets.yaml'), [
       { apiVersion: 'stable.example.com/v1', kind: 'Widget', metadata: { name: 'alpha', namespace: 'toys' }, spec: { color: 'red', replicas: 2, ports: [{ name: 'http', port: 80 }] } },
       { apiVersion: 'stable.example.com/v1', kind: 'Widget', metadata: { name: 'beta', namespace: 'toys' }, spec: { color: 'blue' } },

@@ -144,4 +144,12 @@ describe('--kubernetes-group-aliases=false', () => {
     const groups = (await request(server, '/apis')).json.groups.map((g: { name: string }) => g.name);
     assert.ok(!groups.includes('events.k8s.io'));
   });
+
+  it('lists short names and categories under the spec\'s names, which are then the only ones', async () => {
+    const resource = async (groupVersion: string, name: string) =>
+      (await request(server, `/apis/${groupVersion}`)).json.resources.find((r: { name: string }) => r.name === name);
+    assert.deepEqual((await resource('events.orch.io/v1', 'events')).shortNames, ['ev']);
+    const crds = await resource('apiextensions.orch.io/v1', 'customresourcedefinitions');
+    assert.deepEqual([crds.shortNames, crds.categories], [['crd', 'crds'], ['api-extensions']]);
+  });
 });

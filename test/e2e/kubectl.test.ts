@@ -65,7 +65,7 @@ describe('kubectl 1.32', { skip: missing ?? false }, () => {
     const listed = rows(`header\n${out}`).map((r) => r.join(' '));
     for (const row of [
       'namespaces ns v1 false Namespace', 'serviceaccounts sa v1 true ServiceAccount', 'secrets v1 true Secret',
-      'configmaps cm v1 true ConfigMap', 'events ev v1 true Event', 'events ev events.orch.io/v1 true Event',
+      'configmaps cm v1 true ConfigMap', 'events ev v1 true Event', 'events events.orch.io/v1 true Event',
       'events ev events.k8s.io/v1 true Event', 'leases coordination.orch.io/v1 true Lease', 'leases coordination.k8s.io/v1 true Lease',
     ]) assert.ok(listed.includes(row), `${row} missing from:\n${out}`);
   });

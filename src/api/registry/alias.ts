@@ -39,10 +39,16 @@ export function aliasOf(kind: KindDeclaration, group: string): KindDeclaration {
   };
 }
 
-/** The declarations to serve for `kinds`: each, and its alias where Kubernetes names the group otherwise. */
+/**
+ * The declarations to serve for `kinds`: each, and its alias where Kubernetes names the group
+ * otherwise. An aliased kind's short names and categories are listed under Kubernetes' name only:
+ * kubectl resolves them through every group that lists them, warning of a short name's other
+ * groups (`kubectl get crd`) and listing a category's resources once per group
+ * (`kubectl get api-extensions`), where kube-apiserver has one group.
+ */
 export function withKubernetesAliases(kinds: readonly KindDeclaration[]): KindDeclaration[] {
   return kinds.flatMap((k) => {
     const alias = !k.storage ? kubernetesGroupNames[k.group] : undefined;
-    return alias ? [k, aliasOf(k, alias)] : [k];
+    return alias ? [{ ...k, shortNames: [], categories: undefined }, aliasOf(k, alias)] : [k];
   });
 }
