@@ -2,6 +2,11 @@
  * Empties terminating namespaces: deletes every namespaced object in them, and once nothing is
  * left removes the `orch` spec finalizer, which lets the registry remove the namespace itself.
  * Objects held by their own finalizers keep the namespace terminating until they go.
+ *
+ * A namespace is emptied no sooner than 5 s after it was seen terminating, as kube-controller-
+ * manager's namespace controller waits (namespaceDeletionGracePeriod): replicas on etcd see the
+ * deletion and refuse new objects first, and `kubectl delete -f` of a manifest that lists the
+ * namespace before its objects still finds them to delete.
  */
 import { namespaceFinalizer, type NamespaceObject } from '../api/core/namespace.js';
 import type { ObjectStore, WriteContext } from '../resource-store/object-store.js';
@@ -10,10 +15,15 @@ import { StatusError } from '../status/status-error.js';
 
 export const controllerManager = 'orch-controller-manager';
 
+/** kube-controller-manager's namespaceDeletionGracePeriod */
+const deletionGracePeriodMs = 5_000;
+
 export class NamespaceController {
   private scheduled = false;
   private running = false;
   private again = false;
+  /** terminating namespaces seen, and the timer that lets them be emptied once their grace period is over */
+  private readonly graceTimers = new Map<string, NodeJS.Timeout | undefined>();
   private readonly unsubscribe: () => void;
 
   constructor(
@@ -30,7 +40,10 @@ export class NamespaceController {
     this.schedule();
   }
 
-  stop(): void { this.unsubscribe(); }
+  stop(): void {
+    this.unsubscribe();
+    for (const timer of this.graceTimers.values()) clearTimeout(timer);
+  }
 
   private schedule(): void {
     if (this.running) { this.again = true; return; }
@@ -45,8 +58,11 @@ export class NamespaceController {
     try {
       const terminating: string[] = [];
       this.readModel.table('namespaces').forEach((stored, name) => {
-        if (stored.object.metadata.deletionTimestamp) terminating.push(name);
+        if (stored.object.metadata.deletionTimestamp && this.graceOver(name)) terminating.push(name);
       });
+      for (const name of this.graceTimers.keys()) {
+        if (!this.readModel.table('namespaces').get(name)) this.graceTimers.delete(name);
+      }
       for (const ns of terminating) await this.finalize(ns);
     } catch (err) {
       this.onError(err);
@@ -54,6 +70,20 @@ export class NamespaceController {
       this.running = false;
       if (this.again) { this.again = false; this.schedule(); }
     }
+  }
+
+  /** True once `name` has been terminating for the grace period; the first sight starts it. */
+  private graceOver(name: string): boolean {
+    if (!this.graceTimers.has(name)) {
+      const timer = setTimeout(() => {
+        this.graceTimers.set(name, undefined);
+        this.schedule();
+      }, deletionGracePeriodMs);
+      timer.unref();
+      this.graceTimers.set(name, timer);
+      return false;
+    }
+    return this.graceTimers.get(name) === undefined;
   }
 
   private context(): WriteContext {

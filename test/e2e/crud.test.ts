@@ -63,7 +63,7 @@ function deleteWith(server: TestServer, path: string, options: object): Promise<
 
 const b64 = (s: string) => Buffer.from(s, 'utf8').toString('base64');
 
-async function eventually<T>(what: string, fn: () => Promise<T | undefined | false | null>, timeoutMs = 10_000): Promise<T> {
+async function eventually<T>(what: string, fn: () => Promise<T | undefined | false | null>, timeoutMs = 30_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const v = await fn();
@@ -267,7 +267,7 @@ describe('CRUD of namespaces, serviceaccounts, secrets and events', () => {
       const put = await request(server, saPath(ns, 'held'), { method: 'PUT', body: freed });
       assert.equal(put.status, 200, put.body);
 
-      await eventually('the namespace to be removed', async () => (await request(server, nsPath(ns))).status === 404, 15_000);
+      await eventually('the namespace to be removed', async () => (await request(server, nsPath(ns))).status === 404);
       const gone = await request(server, nsPath(ns));
       expectStatus(gone, 404, 'NotFound', `namespaces "${ns}" not found`);
       const left = await request(server, saPath(ns));

@@ -228,7 +228,7 @@ describe('core/v1 Events, a view of events.orch.io/v1', () => {
     await createSA(server, doomed, 'sa');
     expectStatus(await post(corePath('', doomed), coreEvent('e1', { involvedObject: { kind: 'ServiceAccount', namespace: doomed, name: 'sa' } })), 201, 'event');
     expectStatus(await request(server, `/api/v1/namespaces/${doomed}`, { method: 'DELETE' }), 200, 'delete namespace');
-    for (let i = 0; i < 200 && (await request(server, `/api/v1/namespaces/${doomed}`)).status !== 404; i++) await new Promise((r) => setTimeout(r, 50));
+    for (let i = 0; i < 600 && (await request(server, `/api/v1/namespaces/${doomed}`)).status !== 404; i++) await new Promise((r) => setTimeout(r, 50));
     expectStatus(await request(server, `/api/v1/namespaces/${doomed}`), 404, 'namespace gone');
     assert.deepEqual((await request(server, corePath('', doomed))).json.items, []);
   });

@@ -243,6 +243,25 @@ describe('kubectl 1.32', { skip: missing ?? false }, () => {
     });
   });
 
+  it('kubectl apply -f and delete -f of a manifest that lists its namespace first', async () => {
+    const manifest = join(work, 'with-namespace.yaml');
+    writeFileSync(manifest, [
+      'apiVersion: v1\nkind: Namespace\nmetadata: {name: kt-manifest}',
+      'apiVersion: v1\nkind: ServiceAccount\nmetadata: {name: app, namespace: kt-manifest}',
+      'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: settings, namespace: kt-manifest}\ndata: {a: "1"}',
+    ].join('\n---\n'));
+    assert.deepEqual((await ok(['apply', '-f', manifest])).trim().split('\n'),
+      ['namespace/kt-manifest created', 'serviceaccount/app created', 'configmap/settings created']);
+    // the namespace controller waits before emptying a terminating namespace, as Kubernetes' does,
+    // so the objects listed after it are still there to delete
+    const deleted = await kubectl(['delete', '-f', manifest, '--timeout=60s'], 70_000);
+    assert.equal(deleted.code, 0, deleted.stderr);
+    assert.deepEqual(deleted.stdout.trim().split('\n'),
+      ['namespace "kt-manifest" deleted', 'serviceaccount "app" deleted', 'configmap "settings" deleted']);
+    const gone = await kubectl(['wait', '--for=delete', 'namespace/kt-manifest', '--timeout=60s'], 70_000);
+    assert.equal(gone.code, 0, gone.stderr);
+  });
+
   describe('events.orch.io Events', () => {
     it('kubectl create -f and get ev', async () => {
       await createNamespace('kt-events');
