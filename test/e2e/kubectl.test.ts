@@ -117,6 +117,28 @@ describe('kubectl 1.32', { skip: missing ?? false }, () => {
     });
   });
 
+  describe('typed Secrets in Kubernetes\' type names, as kubectl writes them', () => {
+    it('kubectl create secret docker-registry and tls are validated as the spec\'s types', async () => {
+      await createNamespace('kt-secret-types');
+      const n = ['-n', 'kt-secret-types'];
+      assert.equal((await ok(['create', 'secret', 'docker-registry', 'pull', '--docker-server=r.example.com', '--docker-username=u', '--docker-password=p', ...n])).trim(), 'secret/pull created');
+      assert.equal(await ok(['get', 'secret', 'pull', ...n, '-o', 'jsonpath={.type}']), 'kubernetes.io/dockerconfigjson');
+      writeFileSync(join(work, 'tls.key'), server.admin.key);
+      writeFileSync(join(work, 'tls.crt'), server.admin.cert);
+      assert.equal((await ok(['create', 'secret', 'tls', 'cert', `--cert=${join(work, 'tls.crt')}`, `--key=${join(work, 'tls.key')}`, ...n])).trim(), 'secret/cert created');
+
+      const invalid = async (name: string, type: string, data: Record<string, string>) => {
+        writeFileSync(join(work, `${name}.json`), JSON.stringify({ apiVersion: 'v1', kind: 'Secret', metadata: { name, namespace: 'kt-secret-types' }, type, data }));
+        const r = await kubectl(['create', '-f', join(work, `${name}.json`)]);
+        assert.equal(r.code, 1, r.stdout);
+        return r.stderr.trim();
+      };
+      assert.match(await invalid('not-json', 'kubernetes.io/dockerconfigjson', { '.dockerconfigjson': Buffer.from('not json').toString('base64') }),
+        /^The Secret "not-json" is invalid: data\[\.dockerconfigjson\]: Invalid value: "<secret contents redacted>": /);
+      assert.equal(await invalid('no-key', 'kubernetes.io/tls', { 'tls.crt': '' }), 'The Secret "no-key" is invalid: data[tls.key]: Required value');
+    });
+  });
+
   describe('create -f (JSON request bodies), get, delete', () => {
     let robotUid: string;
 

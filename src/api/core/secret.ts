@@ -24,6 +24,16 @@ const requiredKeys: Readonly<Record<string, readonly string[]>> = {
   'orch.io/tls': ['tls.crt', 'tls.key'],
 };
 
+/**
+ * The spec's name of a type kubectl may write in Kubernetes' spelling (`kubectl create secret tls`
+ * sends `kubernetes.io/tls`): both are validated alike. Service-account token Secrets are the
+ * spec's type only (the tokens controller fills those).
+ */
+function specTypeOf(type: string): string {
+  const suffix = type.startsWith('kubernetes.io/') ? type.slice('kubernetes.io/'.length) : undefined;
+  return suffix !== undefined && suffix !== 'service-account-token' ? `orch.io/${suffix}` : type;
+}
+
 function validateSecret(obj: KObject): FieldError[] {
   const secret = obj as SecretObject;
   const errs = validateObjectMeta(obj.metadata, true, 'dns1123Subdomain');
@@ -38,7 +48,7 @@ function validateSecret(obj: KObject): FieldError[] {
     total += Buffer.byteLength(value, 'base64');
   }
   if (total > maxSecretSize) errs.push(fieldErrors.tooLong('data', maxSecretSize));
-  const type = secret.type ?? 'Opaque';
+  const type = specTypeOf(secret.type ?? 'Opaque');
   for (const key of requiredKeys[type] ?? []) {
     if (secret.data?.[key] === undefined) errs.push(fieldErrors.required(`data[${key}]`));
   }
