@@ -4,6 +4,8 @@
  * such frames, so the limit is 1000, checked by a scan of the text, with Go's message.
  */
 
+import { goJsonSyntaxError } from './go-json-syntax.js';
+
 export const maxNestingDepth = 1000;
 
 const structural = /["[\]{}]/g;
@@ -24,7 +26,7 @@ export function checkJsonDepth(text: string): void {
       let end = m.index;
       for (;;) {
         end = text.indexOf('"', end + 1);
-        if (end < 0) return; // unterminated: JSON.parse says so
+        if (end < 0) return; // unterminated: JSON.parse refuses it
         let backslashes = 0;
         while (text.charCodeAt(end - 1 - backslashes) === 0x5c) backslashes++;
         if (backslashes % 2 === 0) break;
@@ -38,8 +40,17 @@ export function checkJsonDepth(text: string): void {
   }
 }
 
-/** JSON.parse after the depth check. */
-export function parseJson(text: string): unknown {
-  checkJsonDepth(text);
-  return JSON.parse(text);
+/**
+ * JSON.parse after the depth check, with Go's messages: a syntax error reads as encoding/json's
+ * (`bytes`, the text as received, lets an invalid UTF-8 byte be named as Go names it). Refused
+ * text is scanned again with the limit, so that the first fault, of syntax or of depth, is told.
+ */
+export function parseJson(text: string, bytes?: Uint8Array): unknown {
+  try {
+    checkJsonDepth(text);
+    return JSON.parse(text);
+  } catch (err) {
+    if (!(err instanceof SyntaxError)) throw err;
+    throw new SyntaxError(goJsonSyntaxError(bytes ?? text, maxNestingDepth) ?? err.message);
+  }
 }
