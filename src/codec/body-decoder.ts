@@ -20,6 +20,15 @@ export type FieldValidation = 'Strict' | 'Warn' | 'Ignore';
 
 export interface DecodedBody { object: KObject; warnings: string[] }
 
+/** kube-apiserver's summarizeData(body, 30): an object's first bytes as text, anything else in hex. */
+function summarize(body: Buffer): string {
+  const maxLength = 30;
+  if (body.length === 0) return '<empty>';
+  const head = body.subarray(0, maxLength);
+  const shown = body[0] === 0x7b ? head.toString('utf8') : head.toString('hex');
+  return body.length > maxLength ? `${shown} ...` : shown;
+}
+
 function parse(body: Buffer, encoding: Encoding, target: KindDeclaration): unknown {
   if (encoding === 'protobuf') {
     try {
@@ -39,10 +48,7 @@ function parse(body: Buffer, encoding: Encoding, target: KindDeclaration): unkno
     }
   }
   const text = body.toString('utf8');
-  const unrecognized = (why: string) => {
-    const summary = text.length > 80 ? `${text.slice(0, 80)}...` : text;
-    return errors.badRequest(`the object provided is unrecognized (must be of type ${target.kind}): ${why} (${summary})`);
-  };
+  const unrecognized = (why: string) => errors.badRequest(`the object provided is unrecognized (must be of type ${target.kind}): ${why} (${summarize(body)})`);
   if (encoding === 'yaml') {
     try {
       return fromYaml(text);
@@ -51,7 +57,7 @@ function parse(body: Buffer, encoding: Encoding, target: KindDeclaration): unkno
     }
   }
   try {
-    return parseJson(text);
+    return parseJson(text, body);
   } catch (err) {
     throw unrecognized(`couldn't get version/kind; json parse error: ${(err as Error).message}`);
   }
@@ -74,7 +80,7 @@ export function parseBody(body: Buffer, encoding: Encoding, schema: StructSchema
   const text = body.toString('utf8');
   let value: unknown;
   try {
-    value = encoding === 'cbor' ? decodeCbor(body) : encoding === 'yaml' ? fromYaml(text) : parseJson(text);
+    value = encoding === 'cbor' ? decodeCbor(body) : encoding === 'yaml' ? fromYaml(text) : parseJson(text, body);
   } catch (err) {
     throw errors.badRequest(`error decoding ${what}: ${(err as Error).message.split('\n')[0]}`);
   }

@@ -8,11 +8,11 @@ import { isValidPathSegmentName } from '../api/validation/names.js';
 import { deleteOptionsSchema, type KObject } from '../api/meta.js';
 import { decodeBody, decodeObject, parseBody } from '../codec/body-decoder.js';
 import { decodeCbor } from '../codec/cbor.js';
-import { parseJson } from '../codec/json.js';
 import { fromYaml } from '../codec/yaml.js';
 import { serverSideApply, conflictError } from '../patch/apply.js';
 import { acceptedPatchTypes, applyJsonPatch, patchTypeOf } from '../patch/json-patch.js';
 import { applyMergePatch } from '../patch/merge-patch.js';
+import { decodePatchBody } from '../patch/patch-body.js';
 import { applyStrategicMergePatch } from '../patch/strategic-merge.js';
 import { managerFromUserAgent } from '../patch/managed-fields.js';
 import { parseResourceVersion, type ObjectStore, type WriteContext } from '../resource-store/object-store.js';
@@ -214,12 +214,7 @@ export class ResourceHandler {
       return;
     }
 
-    let patch: unknown;
-    try {
-      patch = parseJson(body.toString('utf8'));
-    } catch (err) {
-      throw errors.badRequest(`error decoding patch: ${(err as Error).message}`);
-    }
+    const patch = decodePatchBody(type, body, w.fieldValidation);
     ex.audit?.requestPatch(patch);
     const warnings = new Set<string>();
     const transform = (current: KObject): KObject => {
@@ -267,12 +262,7 @@ export class ResourceHandler {
     }
     const type = patchTypeOf(header(ex.req, 'content-type'), ['application/json-patch+json', 'application/merge-patch+json']);
     const body = await readBody(ex.req, this.deps.maxRequestBodyBytes);
-    let patch: unknown;
-    try {
-      patch = parseJson(body.toString('utf8'));
-    } catch (err) {
-      throw errors.badRequest(`error decoding patch: ${(err as Error).message}`);
-    }
+    const patch = decodePatchBody(type, body, w.fieldValidation);
     const result = await store.patch(namespace, name, ctx, (current) => {
       const shown = view.view(current);
       const patched = type === 'application/json-patch+json' ? applyJsonPatch(shown, patch, { fieldValidation: w.fieldValidation }) : applyMergePatch(shown, patch, { fieldValidation: w.fieldValidation });

@@ -54,14 +54,27 @@ describe('error answers', () => {
   describe('malformed bodies (400 BadRequest)', () => {
     it('refuses malformed JSON', async () => {
       const res = await rawPost(server, saPath(ns), '{"apiVersion":"v1","kind":"ServiceAccount","metadata":{"name":"broken"}');
-      expectStatus(res, 400, 'BadRequest');
-      assert.ok(res.json.message.startsWith('the object provided is unrecognized (must be of type ServiceAccount): couldn\'t get version/kind; json parse error: '), res.json.message);
+      // Go's encoding/json message, then kube-apiserver's summary of the body: its first 30 bytes
+      expectStatus(res, 400, 'BadRequest',
+        'the object provided is unrecognized (must be of type ServiceAccount): couldn\'t get version/kind; json parse error: unexpected end of JSON input ({"apiVersion":"v1","kind":"Ser ...)');
       assert.equal((await request(server, saPath(ns, 'broken'))).status, 404);
+    });
+
+    it('words JSON syntax errors as Go\'s encoding/json does', async () => {
+      const unrecognized = 'the object provided is unrecognized (must be of type ConfigMap): couldn\'t get version/kind; json parse error: ';
+      const cmPath = `/api/v1/namespaces/${ns}/configmaps`;
+      expectStatus(await rawPost(server, cmPath, '{"apiVersion":"v1","kind":"ConfigMap",x}'), 400, 'BadRequest',
+        `${unrecognized}invalid character 'x' looking for beginning of object key string ({"apiVersion":"v1","kind":"Con ...)`);
+      expectStatus(await rawPost(server, cmPath, '{"data":{"a":"b\tc"}}'), 400, 'BadRequest',
+        `${unrecognized}invalid character '\\t' in string literal ({"data":{"a":"b\tc"}})`);
+      // a body not starting with '{' is summarized in hex; Go names the first byte of a non-ASCII character
+      expectStatus(await rawPost(server, cmPath, 'é'), 400, 'BadRequest', `${unrecognized}invalid character 'Ã' looking for beginning of value (c3a9)`);
     });
 
     it('refuses an empty body', async () => {
       const res = await rawPost(server, saPath(ns), '');
-      expectStatus(res, 400, 'BadRequest');
+      expectStatus(res, 400, 'BadRequest',
+        'the object provided is unrecognized (must be of type ServiceAccount): couldn\'t get version/kind; json parse error: unexpected end of JSON input (<empty>)');
     });
 
     it('refuses wrong types with Go\'s unmarshal message', async () => {

@@ -89,6 +89,25 @@ describe('PATCH and server-side apply', () => {
       assert.match(force.json.message, /force: Forbidden: may not be specified for non-apply patch/);
     });
 
+    it('words a patch that is not JSON as patch.go does for each type and fieldValidation', async () => {
+      await createSA(server, ns, 'syntax');
+      const refused = async (type: string, body: string, query: string, message: string) => {
+        const res = await patch(server, sa('syntax'), type, body, query);
+        assert.equal(res.status, 400, res.body);
+        assert.equal(res.json.reason, 'BadRequest');
+        assert.equal(res.json.message, message);
+      };
+      const nul = "invalid character '}' in literal null (expecting 'l')";
+      await refused('application/merge-patch+json', '{"data":nul}', '', `error decoding patch: ${nul}`);
+      await refused('application/merge-patch+json', '{"data":nul}', '?fieldValidation=Strict', `error decoding patch: ${nul}`);
+      await refused('application/merge-patch+json', '{"data":nul}', '?fieldValidation=Ignore', 'Invalid JSON Patch');
+      const key = "invalid character '}' looking for beginning of object key string";
+      await refused('application/json-patch+json', '[{"op":"add",}]', '', `error decoding patch: ${key}`);
+      await refused('application/json-patch+json', '[{"op":"add",}]', '?fieldValidation=Ignore', key);
+      await refused('application/strategic-merge-patch+json', '{"metadata":', '', 'unexpected end of JSON input');
+      await refused('application/strategic-merge-patch+json', '{"metadata":', '?fieldValidation=Ignore', 'unexpected end of JSON input');
+    });
+
     it('checks the patched object: a wrong type is 422, unknown fields warn or fail per fieldValidation', async () => {
       await createSA(server, ns, 'validate');
       const wrong = await patch(server, sa('validate'), 'application/merge-patch+json', { automountServiceAccountToken: 'yes' });

@@ -1,3 +1,4 @@
+import { goJsonSyntaxError } from '../../codec/go-json-syntax.js';
 import { fieldErrors, type FieldError } from '../../status/status-error.js';
 import { allVerbs, builtinKind, fieldLabelNotSupported, type KindDeclaration } from '../kind.js';
 import { typeAndMeta, type KObject } from '../meta.js';
@@ -58,12 +59,27 @@ function validateSecret(obj: KObject): FieldError[] {
   if (type === 'orch.io/basic-auth' && secret.data?.username === undefined && secret.data?.password === undefined) {
     errs.push(fieldErrors.required('data[username]'), fieldErrors.required('data[password]'));
   }
-  if (type === 'orch.io/dockerconfigjson' && secret.data?.['.dockerconfigjson'] !== undefined) {
-    try { JSON.parse(Buffer.from(secret.data['.dockerconfigjson'], 'base64').toString('utf8')); } catch (e) {
-      errs.push(fieldErrors.invalid('data[.dockerconfigjson]', '<secret contents redacted>', (e as Error).message));
-    }
+  // the docker config types hold JSON objects, checked as Kubernetes checks them
+  const dockerKey = type === 'orch.io/dockercfg' ? '.dockercfg' : type === 'orch.io/dockerconfigjson' ? '.dockerconfigjson' : undefined;
+  const config = dockerKey === undefined ? undefined : secret.data?.[dockerKey];
+  if (config !== undefined) {
+    const why = notJsonObject(Buffer.from(config, 'base64'));
+    if (why) errs.push(fieldErrors.invalid(`data[${dockerKey}]`, '<secret contents redacted>', why));
   }
   return errs;
+}
+
+/** Why Go's json.Unmarshal into a map[string]interface{} refuses the bytes, if it does. */
+function notJsonObject(bytes: Buffer): string | undefined {
+  let value: unknown;
+  try {
+    value = JSON.parse(bytes.toString('utf8'));
+  } catch (err) {
+    return goJsonSyntaxError(bytes) ?? (err as Error).message;
+  }
+  if (value === null || (typeof value === 'object' && !Array.isArray(value))) return undefined;
+  const kind = Array.isArray(value) ? 'array' : typeof value === 'boolean' ? 'bool' : typeof value;
+  return `json: cannot unmarshal ${kind} into Go value of type map[string]interface {}`;
 }
 
 export const secretKind: KindDeclaration = builtinKind({
