@@ -11,6 +11,7 @@ import { randomUUID } from 'node:crypto';
 import { request as httpsRequest } from 'node:https';
 import type { Conversion } from '../api/kind.js';
 import type { KObject } from '../api/meta.js';
+import { goJsonSyntaxError } from '../codec/go-json-syntax.js';
 import { errors, StatusError } from '../status/status-error.js';
 import type { WebhookClientConfig } from './crd-types.js';
 import { webhookTarget, type WebhookTarget } from './webhook-client-config.js';
@@ -85,7 +86,7 @@ export class ConversionWebhook {
     try {
       parsed = JSON.parse(answer.text) as typeof parsed;
     } catch (err) {
-      throw fail(`invalid JSON in the ConversionReview response: ${(err as Error).message}`);
+      throw fail(`invalid JSON in the ConversionReview response: ${goJsonSyntaxError(answer.text) ?? (err as Error).message}`);
     }
     if (parsed.kind !== 'ConversionReview' || !reviewApiVersions.has(parsed.apiVersion ?? '')) throw fail(`expected ConversionReview v1, got ${parsed.apiVersion}, Kind=${parsed.kind}`);
     const response = parsed.response;

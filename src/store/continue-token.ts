@@ -6,6 +6,7 @@
  * in, so a token can never reach outside the collection it was issued for. rv -1 continues at the
  * latest revision (the token an expired one's 410 carries), as in Kubernetes.
  */
+import { goJsonSyntaxError } from '../codec/go-json-syntax.js';
 import { errors, type StatusError } from '../status/status-error.js';
 
 const tokenVersion = 'meta.orch.io/v1';
@@ -28,11 +29,12 @@ function invalid(why: string): StatusError {
 
 export function decodeContinue(token: string): ContinueToken {
   if (!/^[A-Za-z0-9_-]+={0,2}$/.test(token)) throw invalid('continue key is not valid: illegal base64 data');
+  const bytes = Buffer.from(token, 'base64url');
   let parsed: unknown;
   try {
-    parsed = JSON.parse(Buffer.from(token, 'base64url').toString('utf8'));
-  } catch {
-    throw invalid('continue key is not valid: unable to decode JSON');
+    parsed = JSON.parse(bytes.toString('utf8'));
+  } catch (err) {
+    throw invalid(`continue key is not valid: ${goJsonSyntaxError(bytes) ?? (err as Error).message}`);
   }
   const t = parsed as { v?: unknown; rv?: unknown; start?: unknown; exp?: unknown; rem?: unknown };
   if (!t || typeof t !== 'object' || t.v !== tokenVersion) throw invalid('continue key is not valid: incorrect encoded start resourceVersion (version meta.orch.io/v1)');

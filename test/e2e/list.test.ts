@@ -226,6 +226,10 @@ describe('lists', () => {
       assert.match(st.message, /^invalid continue token: /);
       const res2 = await request(server, '/api/v1/namespaces/tokens/serviceaccounts?limit=2&continue=garbage');
       assertStatusBody(res2, 400, 'BadRequest');
+      // base64 of text that is not JSON: Go's encoding/json message, as Kubernetes' DecodeContinue gives it
+      const notJson = Buffer.from('{"v":').toString('base64url');
+      const res3 = await request(server, `/api/v1/namespaces/tokens/serviceaccounts?limit=2&continue=${notJson}`);
+      assert.equal(assertStatusBody(res3, 400, 'BadRequest').message, 'invalid continue token: continue key is not valid: unexpected end of JSON input');
     });
 
     it('a token whose start key climbs out of the collection is rejected with 400', async () => {

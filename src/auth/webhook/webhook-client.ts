@@ -5,6 +5,7 @@
  * DefaultAuthWebhookRetryBackoff; other failures are not. Messages name the server, never the body.
  */
 import { request } from 'node:https';
+import { goJsonSyntaxError } from '../../codec/go-json-syntax.js';
 import type { WebhookConnection } from './kubeconfig.js';
 
 const maxResponseBytes = 1 << 20;
@@ -67,12 +68,14 @@ export class WebhookClient {
           const code = res.statusCode ?? 0;
           if (code === 429 || code >= 500) { reject(new TransientError(`the server responded with ${code}`)); return; }
           if (code < 200 || code > 299) { reject(new Error(`the server responded with ${code}`)); return; }
+          const body = Buffer.concat(chunks);
           try {
-            const answer = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { kind?: string; status?: S };
+            const answer = JSON.parse(body.toString('utf8')) as { kind?: string; status?: S };
             if (answer.kind !== undefined && answer.kind !== kind) throw new Error(`expected a ${kind}, got ${answer.kind}`);
             resolve(answer.status ?? ({} as S));
           } catch (err) {
-            reject(new Error(`cannot decode the response: ${(err as Error).message}`));
+            const why = err instanceof SyntaxError ? goJsonSyntaxError(body) : undefined;
+            reject(new Error(`cannot decode the response: ${why ?? (err as Error).message}`));
           }
         });
       });

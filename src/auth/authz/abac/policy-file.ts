@@ -5,6 +5,7 @@
  * a `spec`; unversioned lines are the v0 format, converted as Kubernetes converts them.
  */
 import { readFileSync } from 'node:fs';
+import { goJsonSyntaxError } from '../../../codec/go-json-syntax.js';
 
 export interface AbacPolicy {
   user: string;
@@ -44,7 +45,12 @@ function specOf(raw: Record<string, unknown>, v0: boolean): AbacPolicy {
 
 function parseLine(text: string): AbacPolicy {
   let raw: unknown;
-  try { raw = JSON.parse(text); } catch (err) { throw new Error((err as Error).message); }
+  try {
+    raw = JSON.parse(text);
+  } catch (err) {
+    // the line goes through the API machinery's JSON decoder, which says so
+    throw new Error(`couldn't get version/kind; json parse error: ${goJsonSyntaxError(text) ?? (err as Error).message}`);
+  }
   if (!raw || typeof raw !== 'object' || Array.isArray(raw)) throw new Error('a policy must be a JSON object');
   const obj = raw as Record<string, unknown>;
   if (obj.apiVersion === undefined) return specOf(obj, true);
