@@ -11,7 +11,7 @@ import { randomUUID } from 'node:crypto';
 import { request as httpsRequest } from 'node:https';
 import type { Conversion } from '../api/kind.js';
 import type { KObject } from '../api/meta.js';
-import { goJsonSyntaxError } from '../codec/go-json-syntax.js';
+import { goJsonSyntaxError } from '../api/validation/go-json-syntax.js';
 import { errors, StatusError } from '../status/status-error.js';
 import type { WebhookClientConfig } from './crd-types.js';
 import { webhookTarget, type WebhookTarget } from './webhook-client-config.js';

@@ -4,7 +4,7 @@
  * such frames, so the limit is 1000, checked by a scan of the text, with Go's message.
  */
 
-import { goJsonSyntaxError } from './go-json-syntax.js';
+import { goJsonSyntaxError } from '../api/validation/go-json-syntax.js';
 
 export const maxNestingDepth = 1000;
 

@@ -6,7 +6,7 @@
  * in, so a token can never reach outside the collection it was issued for. rv -1 continues at the
  * latest revision (the token an expired one's 410 carries), as in Kubernetes.
  */
-import { goJsonSyntaxError } from '../codec/go-json-syntax.js';
+import { goJsonSyntaxError } from '../api/validation/go-json-syntax.js';
 import { errors, type StatusError } from '../status/status-error.js';
 
 const tokenVersion = 'meta.orch.io/v1';

@@ -1,7 +1,7 @@
 /** Go's encoding/json syntax-error messages, as json.Unmarshal gives them. */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { goJsonSyntaxError, quoteChar } from '../../src/codec/go-json-syntax.js';
+import { goJsonSyntaxError, quoteChar } from '../../src/api/validation/go-json-syntax.js';
 import { parseJson } from '../../src/codec/json.js';
 
 // input → Go's err.Error() (from encoding/json's decode_test.go where it has the case, else its scanner.go)

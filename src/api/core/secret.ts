@@ -1,4 +1,4 @@
-import { goJsonSyntaxError } from '../../codec/go-json-syntax.js';
+import { goJsonSyntaxError } from '../validation/go-json-syntax.js';
 import { fieldErrors, type FieldError } from '../../status/status-error.js';
 import { allVerbs, builtinKind, fieldLabelNotSupported, type KindDeclaration } from '../kind.js';
 import { typeAndMeta, type KObject } from '../meta.js';

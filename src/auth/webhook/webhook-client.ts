@@ -5,7 +5,7 @@
  * DefaultAuthWebhookRetryBackoff; other failures are not. Messages name the server, never the body.
  */
 import { request } from 'node:https';
-import { goJsonSyntaxError } from '../../codec/go-json-syntax.js';
+import { goJsonSyntaxError } from '../../api/validation/go-json-syntax.js';
 import type { WebhookConnection } from './kubeconfig.js';
 
 const maxResponseBytes = 1 << 20;

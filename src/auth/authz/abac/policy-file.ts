@@ -5,7 +5,7 @@
  * a `spec`; unversioned lines are the v0 format, converted as Kubernetes converts them.
  */
 import { readFileSync } from 'node:fs';
-import { goJsonSyntaxError } from '../../../codec/go-json-syntax.js';
+import { goJsonSyntaxError } from '../../../api/validation/go-json-syntax.js';
 
 export interface AbacPolicy {
   user: string;
