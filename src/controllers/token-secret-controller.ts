@@ -2,7 +2,9 @@
  * Legacy service-account token Secrets (kube-controller-manager's tokens controller): a Secret of
  * type `orch.io/service-account-token` naming a ServiceAccount in `orch.io/service-account.name`
  * gets a signed legacy token, the namespace and the cluster CA in its data, and the account's UID
- * in `orch.io/service-account.uid`. A token Secret whose ServiceAccount is gone or was replaced
+ * in `orch.io/service-account.uid`. Kubernetes' spelling (`kubernetes.io/service-account-token`
+ * with `kubernetes.io/service-account.name`, as manifests written for Kubernetes ask for a
+ * long-lived token) is filled alike, with its own annotations. A token Secret whose ServiceAccount is gone or was replaced
  * (another UID) is deleted, and so are an account's token Secrets when the account is deleted.
  */
 import type { KObject } from '../api/meta.js';
@@ -12,9 +14,15 @@ import type { ReadModel } from '../store/read-model.js';
 import { StatusError } from '../status/status-error.js';
 import { controllerManager } from './namespace-controller.js';
 
-export const serviceAccountTokenType = 'orch.io/service-account-token';
-const nameAnnotation = 'orch.io/service-account.name';
-const uidAnnotation = 'orch.io/service-account.uid';
+/** The token Secret types, each with the annotations that name its account and the account's UID. */
+const tokenTypes: Readonly<Record<string, { name: string; uid: string }>> = {
+  'orch.io/service-account-token': { name: 'orch.io/service-account.name', uid: 'orch.io/service-account.uid' },
+  'kubernetes.io/service-account-token': { name: 'kubernetes.io/service-account.name', uid: 'kubernetes.io/service-account.uid' },
+};
+
+function annotationsOf(secret: Readonly<SecretObject>): { name: string; uid: string } | undefined {
+  return secret.type !== undefined && Object.hasOwn(tokenTypes, secret.type) ? tokenTypes[secret.type] : undefined;
+}
 
 export interface LegacyTokenSigner {
   legacyToken(serviceAccount: Readonly<KObject>, secretName: string): Promise<string>;
@@ -51,18 +59,20 @@ export class TokenSecretController {
   /** An account changed or went away: its token Secrets follow. */
   private syncAccount(namespace: string, name: string): void {
     this.readModel.table('secrets').forEach((s, path) => {
-      if (path.startsWith(`${namespace}/`) && s.object.metadata.annotations?.[nameAnnotation] === name) this.sync(s.object as SecretObject);
+      const annotations = annotationsOf(s.object as SecretObject);
+      if (annotations && path.startsWith(`${namespace}/`) && s.object.metadata.annotations?.[annotations.name] === name) this.sync(s.object as SecretObject);
     });
   }
 
   private sync(secret: Readonly<SecretObject>): void {
-    if (secret.type !== serviceAccountTokenType || secret.metadata.deletionTimestamp) return;
+    const annotations = annotationsOf(secret);
+    if (!annotations || secret.metadata.deletionTimestamp) return;
     const namespace = secret.metadata.namespace as string;
     const name = secret.metadata.name as string;
     const key = `${namespace}/${name}`;
     if (this.inFlight.has(key)) return;
-    const saName = secret.metadata.annotations?.[nameAnnotation] ?? '';
-    const wantedUid = secret.metadata.annotations?.[uidAnnotation];
+    const saName = secret.metadata.annotations?.[annotations.name] ?? '';
+    const wantedUid = secret.metadata.annotations?.[annotations.uid];
     const sa = this.readModel.get('serviceaccounts', `${namespace}/${saName}`)?.object;
     this.inFlight.add(key);
     const done = () => this.inFlight.delete(key);
@@ -78,7 +88,7 @@ export class TokenSecretController {
       .then((token) => this.secrets.modify(namespace, name, this.context(), (current) => {
         const s = current as SecretObject;
         if (s.metadata.uid !== secret.metadata.uid) return undefined;
-        s.metadata.annotations = { ...s.metadata.annotations, [uidAnnotation]: sa.metadata.uid as string };
+        s.metadata.annotations = { ...s.metadata.annotations, [annotations.uid]: sa.metadata.uid as string };
         s.data = { ...s.data, token: s.data?.token ?? b64(token), namespace: b64(namespace), 'ca.crt': b64(this.caPem) };
         return s;
       }))

@@ -119,27 +119,38 @@ describe('bearer tokens', () => {
     expectStatus(missing, 404, 'bind to a missing Secret');
   });
 
-  it('fills legacy token Secrets, which authenticate until deleted', async () => {
-    await createSA(server, 'default', 'legacy');
-    const created = await request(server, '/api/v1/namespaces/default/secrets', {
-      method: 'POST',
-      body: { apiVersion: 'v1', kind: 'Secret', type: 'orch.io/service-account-token', metadata: { name: 'legacy-token', annotations: { 'orch.io/service-account.name': 'legacy' } } },
+  // the spec's type, and Kubernetes' that manifests written for Kubernetes use to get a long-lived token
+  for (const prefix of ['orch.io', 'kubernetes.io']) {
+    it(`fills legacy token Secrets of type ${prefix}/service-account-token, which authenticate until deleted`, async () => {
+      const account = `legacy-${prefix.split('.')[0]}`;
+      await createSA(server, 'default', account);
+      const created = await request(server, '/api/v1/namespaces/default/secrets', {
+        method: 'POST',
+        body: { apiVersion: 'v1', kind: 'Secret', type: `${prefix}/service-account-token`, metadata: { name: `${account}-token`, annotations: { [`${prefix}/service-account.name`]: account } } },
+      });
+      expectStatus(created, 201, 'token secret');
+      let secret: any;
+      for (let i = 0; i < 200 && !secret?.data?.token; i++) {
+        secret = (await request(server, `/api/v1/namespaces/default/secrets/${account}-token`)).json;
+        await sleep(25);
+      }
+      assert.ok(secret.data.token, 'the controller filled the token');
+      assert.equal(Buffer.from(secret.data.namespace, 'base64').toString(), 'default');
+      assert.equal(Buffer.from(secret.data['ca.crt'], 'base64').toString(), server.admin.ca);
+      assert.ok(secret.metadata.annotations[`${prefix}/service-account.uid`], 'the account\'s UID in the type\'s own annotation');
+      const token = Buffer.from(secret.data.token, 'base64').toString();
+      secrets.push(token);
+      assert.equal((await whoami(token)).username, `system:serviceaccount:default:${account}`);
+      expectStatus(await request(server, `/api/v1/namespaces/default/secrets/${account}-token`, { method: 'DELETE' }), 200, 'delete');
+      expectStatus(await asToken('/version', token), 401, 'after deletion');
+      // a token Secret must name its account
+      const unnamed = await request(server, '/api/v1/namespaces/default/secrets', {
+        method: 'POST', body: { apiVersion: 'v1', kind: 'Secret', type: `${prefix}/service-account-token`, metadata: { name: `${account}-unnamed` } },
+      });
+      expectStatus(unnamed, 422, 'no account named');
+      assert.equal(unnamed.json.details.causes[0].field, `metadata.annotations[${prefix}/service-account.name]`);
     });
-    expectStatus(created, 201, 'token secret');
-    let secret: any;
-    for (let i = 0; i < 200 && !secret?.data?.token; i++) {
-      secret = (await request(server, '/api/v1/namespaces/default/secrets/legacy-token')).json;
-      await sleep(25);
-    }
-    assert.ok(secret.data.token, 'the controller filled the token');
-    assert.equal(Buffer.from(secret.data.namespace, 'base64').toString(), 'default');
-    assert.equal(Buffer.from(secret.data['ca.crt'], 'base64').toString(), server.admin.ca);
-    const token = Buffer.from(secret.data.token, 'base64').toString();
-    secrets.push(token);
-    assert.equal((await whoami(token)).username, 'system:serviceaccount:default:legacy');
-    expectStatus(await request(server, '/api/v1/namespaces/default/secrets/legacy-token', { method: 'DELETE' }), 200, 'delete');
-    expectStatus(await asToken('/version', token), 401, 'after deletion');
-  });
+  }
 
   it('authenticates bootstrap tokens from orch-system Secrets', async () => {
     const expiration = new Date(Date.now() + 3_600_000).toISOString();

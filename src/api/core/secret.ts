@@ -53,8 +53,11 @@ function validateSecret(obj: KObject): FieldError[] {
   for (const key of requiredKeys[type] ?? []) {
     if (secret.data?.[key] === undefined) errs.push(fieldErrors.required(`data[${key}]`));
   }
-  if (type === 'orch.io/service-account-token' && !obj.metadata.annotations?.['orch.io/service-account.name']) {
-    errs.push(fieldErrors.required('metadata.annotations[orch.io/service-account.name]'));
+  // a token Secret names its account in the annotation of its own spelling (the tokens controller fills both)
+  for (const prefix of ['orch.io', 'kubernetes.io']) {
+    if (type === `${prefix}/service-account-token` && !obj.metadata.annotations?.[`${prefix}/service-account.name`]) {
+      errs.push(fieldErrors.required(`metadata.annotations[${prefix}/service-account.name]`));
+    }
   }
   if (type === 'orch.io/basic-auth' && secret.data?.username === undefined && secret.data?.password === undefined) {
     errs.push(fieldErrors.required('data[username]'), fieldErrors.required('data[password]'));
