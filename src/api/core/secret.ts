@@ -27,8 +27,8 @@ const requiredKeys: Readonly<Record<string, readonly string[]>> = {
 
 /**
  * The spec's name of a type kubectl may write in Kubernetes' spelling (`kubectl create secret tls`
- * sends `kubernetes.io/tls`): both are validated alike. Service-account token Secrets are the
- * spec's type only (the tokens controller fills those).
+ * sends `kubernetes.io/tls`): both are validated alike. Service-account token Secrets keep their
+ * spelling: each names its account in an annotation of the same spelling (checked below).
  */
 function specTypeOf(type: string): string {
   const suffix = type.startsWith('kubernetes.io/') ? type.slice('kubernetes.io/'.length) : undefined;

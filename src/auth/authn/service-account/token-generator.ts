@@ -83,7 +83,7 @@ export class ServiceAccountTokenGenerator implements ServiceAccountTokenIssuer {
       .sign(this.options.key.privateKey);
   }
 
-  /** A legacy token for a `orch.io/service-account-token` Secret: no expiry, no audience, the Secret's name in its claims. */
+  /** A legacy token for a service-account token Secret (either spelling): no expiry, no audience, the Secret's name in its claims. */
   async legacyToken(serviceAccount: Readonly<KObject>, secretName: string): Promise<string> {
     const namespace = serviceAccount.metadata.namespace as string;
     const name = serviceAccount.metadata.name as string;
