@@ -11,7 +11,7 @@ import { randomUUID } from 'node:crypto';
 import { request as httpsRequest } from 'node:https';
 import type { Conversion } from '../api/kind.js';
 import type { KObject } from '../api/meta.js';
-import { goJsonSyntaxError } from '../api/validation/go-json-syntax.js';
+import { parseJsonAsGo } from '../api/validation/go-json-syntax.js';
 import { errors, StatusError } from '../status/status-error.js';
 import type { WebhookClientConfig } from './crd-types.js';
 import { webhookTarget, type WebhookTarget } from './webhook-client-config.js';
@@ -84,9 +84,9 @@ export class ConversionWebhook {
     if (answer.status < 200 || answer.status > 299) throw fail(`Post "${display}": the server responded with status ${answer.status}`);
     let parsed: { apiVersion?: string; kind?: string; response?: ConversionResponse };
     try {
-      parsed = JSON.parse(answer.text) as typeof parsed;
+      parsed = parseJsonAsGo(answer.text) as typeof parsed;
     } catch (err) {
-      throw fail(`invalid JSON in the ConversionReview response: ${goJsonSyntaxError(answer.text) ?? (err as Error).message}`);
+      throw fail(`invalid JSON in the ConversionReview response: ${(err as Error).message}`);
     }
     if (parsed.kind !== 'ConversionReview' || !reviewApiVersions.has(parsed.apiVersion ?? '')) throw fail(`expected ConversionReview v1, got ${parsed.apiVersion}, Kind=${parsed.kind}`);
     const response = parsed.response;

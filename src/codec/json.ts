@@ -4,7 +4,7 @@
  * such frames, so the limit is 1000, checked by a scan of the text, with Go's message.
  */
 
-import { goJsonSyntaxError } from '../api/validation/go-json-syntax.js';
+import { goJsonSyntaxError, parseJsonAsGo } from '../api/validation/go-json-syntax.js';
 
 export const maxNestingDepth = 1000;
 
@@ -48,9 +48,10 @@ export function checkJsonDepth(text: string): void {
 export function parseJson(text: string, bytes?: Uint8Array): unknown {
   try {
     checkJsonDepth(text);
-    return JSON.parse(text);
   } catch (err) {
+    // the depth scan refuses only nesting; a syntax error before the deep part is told first
     if (!(err instanceof SyntaxError)) throw err;
     throw new SyntaxError(goJsonSyntaxError(bytes ?? text, maxNestingDepth) ?? err.message);
   }
+  return parseJsonAsGo(text, bytes, maxNestingDepth);
 }

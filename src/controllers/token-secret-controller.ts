@@ -8,21 +8,12 @@
  * (another UID) is deleted, and so are an account's token Secrets when the account is deleted.
  */
 import type { KObject } from '../api/meta.js';
-import type { SecretObject } from '../api/core/secret.js';
+import { tokenAnnotationsOf, type SecretObject } from '../api/core/secret.js';
 import type { ObjectStore } from '../resource-store/object-store.js';
 import type { ReadModel } from '../store/read-model.js';
 import { StatusError } from '../status/status-error.js';
 import { controllerManager } from './namespace-controller.js';
 
-/** The token Secret types, each with the annotations that name its account and the account's UID. */
-const tokenTypes: Readonly<Record<string, { name: string; uid: string }>> = {
-  'orch.io/service-account-token': { name: 'orch.io/service-account.name', uid: 'orch.io/service-account.uid' },
-  'kubernetes.io/service-account-token': { name: 'kubernetes.io/service-account.name', uid: 'kubernetes.io/service-account.uid' },
-};
-
-function annotationsOf(secret: Readonly<SecretObject>): { name: string; uid: string } | undefined {
-  return secret.type !== undefined && Object.hasOwn(tokenTypes, secret.type) ? tokenTypes[secret.type] : undefined;
-}
 
 export interface LegacyTokenSigner {
   legacyToken(serviceAccount: Readonly<KObject>, secretName: string): Promise<string>;
@@ -59,13 +50,13 @@ export class TokenSecretController {
   /** An account changed or went away: its token Secrets follow. */
   private syncAccount(namespace: string, name: string): void {
     this.readModel.table('secrets').forEach((s, path) => {
-      const annotations = annotationsOf(s.object as SecretObject);
+      const annotations = tokenAnnotationsOf((s.object as SecretObject).type);
       if (annotations && path.startsWith(`${namespace}/`) && s.object.metadata.annotations?.[annotations.name] === name) this.sync(s.object as SecretObject);
     });
   }
 
   private sync(secret: Readonly<SecretObject>): void {
-    const annotations = annotationsOf(secret);
+    const annotations = tokenAnnotationsOf(secret.type);
     if (!annotations || secret.metadata.deletionTimestamp) return;
     const namespace = secret.metadata.namespace as string;
     const name = secret.metadata.name as string;

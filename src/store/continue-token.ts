@@ -6,7 +6,7 @@
  * in, so a token can never reach outside the collection it was issued for. rv -1 continues at the
  * latest revision (the token an expired one's 410 carries), as in Kubernetes.
  */
-import { goJsonSyntaxError } from '../api/validation/go-json-syntax.js';
+import { parseJsonAsGo } from '../api/validation/go-json-syntax.js';
 import { errors, type StatusError } from '../status/status-error.js';
 
 const tokenVersion = 'meta.orch.io/v1';
@@ -32,9 +32,9 @@ export function decodeContinue(token: string): ContinueToken {
   const bytes = Buffer.from(token, 'base64url');
   let parsed: unknown;
   try {
-    parsed = JSON.parse(bytes.toString('utf8'));
+    parsed = parseJsonAsGo(bytes.toString('utf8'), bytes);
   } catch (err) {
-    throw invalid(`continue key is not valid: ${goJsonSyntaxError(bytes) ?? (err as Error).message}`);
+    throw invalid(`continue key is not valid: ${(err as Error).message}`);
   }
   const t = parsed as { v?: unknown; rv?: unknown; start?: unknown; exp?: unknown; rem?: unknown };
   if (!t || typeof t !== 'object' || t.v !== tokenVersion) throw invalid('continue key is not valid: incorrect encoded start resourceVersion (version meta.orch.io/v1)');

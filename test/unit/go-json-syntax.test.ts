@@ -1,7 +1,8 @@
 /** Go's encoding/json syntax-error messages, as json.Unmarshal gives them. */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { goJsonSyntaxError, quoteChar } from '../../src/api/validation/go-json-syntax.js';
+import fc from 'fast-check';
+import { goJsonSyntaxError, parseJsonAsGo, quoteChar } from '../../src/api/validation/go-json-syntax.js';
 import { parseJson } from '../../src/codec/json.js';
 
 // input → Go's err.Error() (from encoding/json's decode_test.go where it has the case, else its scanner.go)
@@ -91,5 +92,22 @@ describe('quoteChar', () => {
       [0x7f, "'\\x7f'"], [0x20, "' '"], [0x9f, "'\\u009f'"], [0xa0, "'\\u00a0'"], [0xa1, "'¡'"], [0xad, "'\\u00ad'"], [0xff, "'ÿ'"],
     ];
     for (const [c, quoted] of expected) assert.equal(quoteChar(c), quoted, c.toString(16));
+  });
+});
+
+describe('the scanner against JSON.parse (fast-check)', () => {
+  it('refuses exactly the texts JSON.parse refuses, never throwing, and parseJsonAsGo says why in Go\'s words', () => {
+    // JSON-ish text: fragments of valid documents mixed with stray characters, so both sides are hit
+    const piece = fc.oneof(
+      fc.constantFrom('{', '}', '[', ']', ':', ',', '"', '\\', 'true', 'fals', 'null', '-', '0', '1.5e3', '01', ' ', '\n', '\u00e9', '\u0001', 'x'),
+      fc.json(),
+    );
+    fc.assert(fc.property(fc.array(piece, { maxLength: 12 }).map((parts) => parts.join('')), (text) => {
+      let valid = true;
+      try { JSON.parse(text); } catch { valid = false; }
+      const why = goJsonSyntaxError(text);
+      assert.equal(why === undefined, valid, `${JSON.stringify(text)}: ${why}`);
+      if (!valid) assert.throws(() => parseJsonAsGo(text), { name: 'SyntaxError', message: why });
+    }), { numRuns: 2000 });
   });
 });

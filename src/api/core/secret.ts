@@ -1,4 +1,4 @@
-import { goJsonSyntaxError } from '../validation/go-json-syntax.js';
+import { parseJsonAsGo } from '../validation/go-json-syntax.js';
 import { fieldErrors, type FieldError } from '../../status/status-error.js';
 import { allVerbs, builtinKind, fieldLabelNotSupported, type KindDeclaration } from '../kind.js';
 import { typeAndMeta, type KObject } from '../meta.js';
@@ -24,6 +24,21 @@ const requiredKeys: Readonly<Record<string, readonly string[]>> = {
   'orch.io/ssh-auth': ['ssh-privatekey'],
   'orch.io/tls': ['tls.crt', 'tls.key'],
 };
+
+/**
+ * Service-account token Secret types, the spec's and Kubernetes' spelling (manifests written for
+ * Kubernetes ask for long-lived tokens so), each with the annotations naming its account and the
+ * account's UID. The tokens controller fills both.
+ */
+const serviceAccountTokenTypes: Readonly<Record<string, { name: string; uid: string }>> = {
+  'orch.io/service-account-token': { name: 'orch.io/service-account.name', uid: 'orch.io/service-account.uid' },
+  'kubernetes.io/service-account-token': { name: 'kubernetes.io/service-account.name', uid: 'kubernetes.io/service-account.uid' },
+};
+
+/** The annotations of a service-account token Secret; undefined for another type. */
+export function tokenAnnotationsOf(type: string | undefined): { name: string; uid: string } | undefined {
+  return type !== undefined && Object.hasOwn(serviceAccountTokenTypes, type) ? serviceAccountTokenTypes[type] : undefined;
+}
 
 /**
  * The spec's name of a type kubectl may write in Kubernetes' spelling (`kubectl create secret tls`
@@ -53,12 +68,9 @@ function validateSecret(obj: KObject): FieldError[] {
   for (const key of requiredKeys[type] ?? []) {
     if (secret.data?.[key] === undefined) errs.push(fieldErrors.required(`data[${key}]`));
   }
-  // a token Secret names its account in the annotation of its own spelling (the tokens controller fills both)
-  for (const prefix of ['orch.io', 'kubernetes.io']) {
-    if (type === `${prefix}/service-account-token` && !obj.metadata.annotations?.[`${prefix}/service-account.name`]) {
-      errs.push(fieldErrors.required(`metadata.annotations[${prefix}/service-account.name]`));
-    }
-  }
+  // a token Secret names its account in the annotation of its own spelling
+  const token = tokenAnnotationsOf(type);
+  if (token && !obj.metadata.annotations?.[token.name]) errs.push(fieldErrors.required(`metadata.annotations[${token.name}]`));
   if (type === 'orch.io/basic-auth' && secret.data?.username === undefined && secret.data?.password === undefined) {
     errs.push(fieldErrors.required('data[username]'), fieldErrors.required('data[password]'));
   }
@@ -76,9 +88,9 @@ function validateSecret(obj: KObject): FieldError[] {
 function notJsonObject(bytes: Buffer): string | undefined {
   let value: unknown;
   try {
-    value = JSON.parse(bytes.toString('utf8'));
+    value = parseJsonAsGo(bytes.toString('utf8'), bytes);
   } catch (err) {
-    return goJsonSyntaxError(bytes) ?? (err as Error).message;
+    return (err as Error).message;
   }
   if (value === null || (typeof value === 'object' && !Array.isArray(value))) return undefined;
   const kind = Array.isArray(value) ? 'array' : typeof value === 'boolean' ? 'bool' : typeof value;

@@ -293,3 +293,17 @@ export function goJsonSyntaxError(input: string | Uint8Array, maxDepth = goMaxNe
   }
   return scanner.end() ? undefined : scanner.error;
 }
+
+/**
+ * JSON.parse, with Go's message when the text is refused: throws a SyntaxError whose message is
+ * encoding/json's (`bytes`, the text as received, lets an invalid UTF-8 byte be named as Go names
+ * it; `maxDepth` the nesting limit the caller enforces).
+ */
+export function parseJsonAsGo(text: string, bytes?: Uint8Array, maxDepth = goMaxNestingDepth): unknown {
+  try {
+    return JSON.parse(text);
+  } catch (err) {
+    if (!(err instanceof SyntaxError)) throw err;
+    throw new SyntaxError(goJsonSyntaxError(bytes ?? text, maxDepth) ?? err.message);
+  }
+}

@@ -5,7 +5,7 @@
  * DefaultAuthWebhookRetryBackoff; other failures are not. Messages name the server, never the body.
  */
 import { request } from 'node:https';
-import { goJsonSyntaxError } from '../../api/validation/go-json-syntax.js';
+import { parseJsonAsGo } from '../../api/validation/go-json-syntax.js';
 import type { WebhookConnection } from './kubeconfig.js';
 
 const maxResponseBytes = 1 << 20;
@@ -70,12 +70,11 @@ export class WebhookClient {
           if (code < 200 || code > 299) { reject(new Error(`the server responded with ${code}`)); return; }
           const body = Buffer.concat(chunks);
           try {
-            const answer = JSON.parse(body.toString('utf8')) as { kind?: string; status?: S };
+            const answer = parseJsonAsGo(body.toString('utf8'), body) as { kind?: string; status?: S };
             if (answer.kind !== undefined && answer.kind !== kind) throw new Error(`expected a ${kind}, got ${answer.kind}`);
             resolve(answer.status ?? ({} as S));
           } catch (err) {
-            const why = err instanceof SyntaxError ? goJsonSyntaxError(body) : undefined;
-            reject(new Error(`cannot decode the response: ${why ?? (err as Error).message}`));
+            reject(new Error(`cannot decode the response: ${(err as Error).message}`));
           }
         });
       });

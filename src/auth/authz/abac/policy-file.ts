@@ -5,7 +5,7 @@
  * a `spec`; unversioned lines are the v0 format, converted as Kubernetes converts them.
  */
 import { readFileSync } from 'node:fs';
-import { goJsonSyntaxError } from '../../../api/validation/go-json-syntax.js';
+import { parseJsonAsGo } from '../../../api/validation/go-json-syntax.js';
 
 export interface AbacPolicy {
   user: string;
@@ -46,10 +46,10 @@ function specOf(raw: Record<string, unknown>, v0: boolean): AbacPolicy {
 function parseLine(text: string): AbacPolicy {
   let raw: unknown;
   try {
-    raw = JSON.parse(text);
+    raw = parseJsonAsGo(text);
   } catch (err) {
     // the line goes through the API machinery's JSON decoder, which says so
-    throw new Error(`couldn't get version/kind; json parse error: ${goJsonSyntaxError(text) ?? (err as Error).message}`);
+    throw new Error(`couldn't get version/kind; json parse error: ${(err as Error).message}`);
   }
   if (!raw || typeof raw !== 'object' || Array.isArray(raw)) throw new Error('a policy must be a JSON object');
   const obj = raw as Record<string, unknown>;
