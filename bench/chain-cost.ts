@@ -33,6 +33,8 @@ function beforeScript(): string {
 
 /** `--as-user 1`: the requests come from an ordinary user instead of system:masters */
 const asUser = flag('as-user', 0) === 1;
+/** `--together 1`: both sides' slices run at the same time (paired in time) instead of one after the other */
+const together = flag('together', 0) === 1;
 
 function afterFlags(): string[] {
   const at = process.argv.indexOf('--after-flags');
@@ -60,16 +62,22 @@ interface Measured { requestsPerSec: number; cpuUsPerRequest: number }
 async function measureOp(op: Op, prefix: string): Promise<Record<Side, Measured>> {
   const totals = { before: { seconds: 0, cpuMs: 0 }, after: { seconds: 0, cpuMs: 0 } };
   const per = Math.ceil(count / slices);
+  const slice = async (side: Side, k: number): Promise<void> => {
+    const pid = sides[side].server.process.pid as number;
+    // the server's CPU time per request: what load from other processes disturbs least
+    const cpuBefore = cpuMsOf(pid);
+    const phase = await sides[side].load.run({ op, namespace: 'crud', prefix, from: k * per, count: per, concurrency, expect: [] });
+    totals[side].cpuMs += cpuMsOf(pid) - cpuBefore;
+    totals[side].seconds += phase.seconds;
+  };
   for (let k = 0; k < slices; k++) {
-    const pair: Side[] = k % 2 === 0 ? ['before', 'after'] : ['after', 'before'];
-    for (const side of pair) {
-      const pid = sides[side].server.process.pid as number;
-      // the server's CPU time per request: what load from other processes disturbs least
-      const cpuBefore = cpuMsOf(pid);
-      const phase = await sides[side].load.run({ op, namespace: 'crud', prefix, from: k * per, count: per, concurrency, expect: [] });
-      totals[side].cpuMs += cpuMsOf(pid) - cpuBefore;
-      totals[side].seconds += phase.seconds;
+    if (together) {
+      // both sides at once: whatever slows the machine at that moment slows both
+      await Promise.all([slice('before', k), slice('after', k)]);
+      continue;
     }
+    const pair: Side[] = k % 2 === 0 ? ['before', 'after'] : ['after', 'before'];
+    for (const side of pair) await slice(side, k);
   }
   const n = per * slices;
   const of = (side: Side): Measured => ({ requestsPerSec: Math.round(n / totals[side].seconds), cpuUsPerRequest: (totals[side].cpuMs * 1000) / n });
@@ -118,7 +126,7 @@ try {
       serverCpuUsPerRequest: { before: cpuBefore, after: cpuAfter, ratio: +paired((m) => m.cpuUsPerRequest).toFixed(3) },
     }];
   }));
-  console.log(JSON.stringify({ ops: count, rounds, slices, restartEvery, concurrency, asUser, afterFlags: afterFlags(), byOp }));
+  console.log(JSON.stringify({ ops: count, rounds, slices, restartEvery, concurrency, asUser, together, afterFlags: afterFlags(), byOp }));
 } finally {
   await stopSides();
 }
