@@ -74,7 +74,7 @@ export function serverSideApply(input: ApplyInput): ApplyResult {
   // in Kubernetes' order: the live entries, the type, managedFields in the body, the typed body
   let managed: Managed;
   try {
-    managed = decodeManagedFields(input.live?.metadata.managedFields ?? []);
+    managed = decodeManagedFields(input.live?.metadata.managedFields ?? [], true);
   } catch (err) {
     throw errors.unknown(`failed to decode managed fields: ${(err as Error).message}`);
   }

@@ -11,6 +11,13 @@ export type FieldSet = Set<PathKey>;
 // ---------------------------------------------------------------------------------------------
 // Set algebra (fieldpath.Set): membership is per path, parents are never implied.
 
+export function sameMembers(a: ReadonlySet<PathKey>, b: ReadonlySet<PathKey>): boolean {
+  if (a === b) return true;
+  if (a.size !== b.size) return false;
+  for (const p of a) if (!b.has(p)) return false;
+  return true;
+}
+
 export function union(a: ReadonlySet<PathKey>, b: ReadonlySet<PathKey>): FieldSet {
   const out = new Set(a);
   for (const p of b) out.add(p);

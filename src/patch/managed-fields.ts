@@ -11,7 +11,7 @@ import type { KObject, ManagedFieldsEntry } from '../api/meta.js';
 import { goQuote } from '../api/go-quote.js';
 import { formatTime, type Schema } from '../api/schema.js';
 import { compareStrings, pathKey, type PathKey } from './field-path.js';
-import { difference, intersection, parseFieldsV1, recursiveDifference, toFieldsV1, union, type FieldSet } from './field-set.js';
+import { difference, intersection, parseFieldsV1, recursiveDifference, sameMembers, toFieldsV1, union, type FieldSet } from './field-set.js';
 import { compareObjects, reconcileWithSchema, type Comparison } from './typed-walks.js';
 
 /** The manager name Kubernetes infers from a User-Agent: everything before the first '/', at most 128 characters. */
@@ -28,6 +28,12 @@ export interface Owner {
   set: FieldSet;
   /** RFC 3339, as stored; absent on an entry whose fields never changed the object */
   time?: string;
+  /**
+   * The stored FieldsV1 document this owner's set was decoded from: while the set has the same
+   * members, encoding hands the document back instead of building it again (most writes leave
+   * most owners' fields as they were, the writer's own included).
+   */
+  decodedFrom?: { set: FieldSet; fieldsV1: Record<string, unknown> };
 }
 
 /** Owners keyed by manager identifier: one entry per manager, operation and subresource. */
@@ -71,9 +77,11 @@ export function resetSet(resetFields: readonly string[] | undefined): FieldSet {
 
 /**
  * DecodeManagedFields. Throws on an entry Kubernetes cannot decode; the caller decides whether
- * that means "no managed fields" (updates) or an error (apply).
+ * that means "no managed fields" (updates) or an error (apply). `stored`: the entries are a
+ * stored object's, written by encodeManagedFields, so each document is already in canonical form
+ * and may be handed back as it is while its owner's set is unchanged (a client's may not).
  */
-export function decodeManagedFields(entries: readonly ManagedFieldsEntry[]): Managed {
+export function decodeManagedFields(entries: readonly ManagedFieldsEntry[], stored = false): Managed {
   const managed: Managed = new Map();
   entries.forEach((e, i) => {
     if (e.operation !== 'Apply' && e.operation !== 'Update') throw new Error('operation must be `Apply` or `Update`');
@@ -81,6 +89,7 @@ export function decodeManagedFields(entries: readonly ManagedFieldsEntry[]): Man
     if (!e.fieldsType) throw new Error(`missing fieldsType in managed fields entry ${i}`);
     if (e.fieldsType !== 'FieldsV1') throw new Error(`invalid fieldsType ${JSON.stringify(e.fieldsType)} in managed fields entry ${i}`);
     const owner: Owner = { manager: e.manager ?? '', operation: e.operation, apiVersion: e.apiVersion, set: parseFieldsV1(e.fieldsV1 ?? {}) };
+    if (stored && e.fieldsV1) owner.decodedFrom = { set: owner.set, fieldsV1: e.fieldsV1 };
     if (e.subresource) owner.subresource = e.subresource;
     if (e.time) owner.time = e.time;
     managed.set(managerIdentifier(owner), owner);
@@ -102,7 +111,7 @@ export function encodeManagedFields(managed: Managed): ManagedFieldsEntry[] {
     // metav1.Time writes UTC seconds whatever offset it was given
     if (o.time) e.time = Number.isNaN(Date.parse(o.time)) ? o.time : formatTime(Date.parse(o.time));
     e.fieldsType = 'FieldsV1';
-    e.fieldsV1 = toFieldsV1(o.set);
+    e.fieldsV1 = o.decodedFrom && sameMembers(o.set, o.decodedFrom.set) ? o.decodedFrom.fieldsV1 : toFieldsV1(o.set);
     if (o.subresource) e.subresource = o.subresource;
     return e;
   });
@@ -183,7 +192,7 @@ export function recordUpdate(schema: Schema, live: KObject, next: KObject, manag
   if (writer.subresource) owner.subresource = writer.subresource;
   const id = managerIdentifier(owner);
   const previous = managed.get(id);
-  managed.set(id, { ...owner, set: previous ? union(taken, previous.set) : taken, time: formatTime(now) });
+  managed.set(id, { ...owner, set: previous ? union(taken, previous.set) : taken, decodedFrom: previous?.decodedFrom, time: formatTime(now) });
 }
 
 /** Update entries kept at most, the oldest beyond it merged into an `ancient-changes` entry per version (capmanagers.go). */
@@ -236,7 +245,7 @@ function isReset(entries: readonly ManagedFieldsEntry[] | undefined): boolean {
 function startingOwnership(sent: KObject, live: KObject | undefined, ignoreSent: boolean): Managed {
   const fromLive = (): Managed => {
     try {
-      return decodeManagedFields(live?.metadata.managedFields ?? []);
+      return decodeManagedFields(live?.metadata.managedFields ?? [], true);
     } catch {
       return new Map();
     }

@@ -81,48 +81,56 @@ function indexItems(kind: ListKind, list: unknown): Map<PathElement, unknown[]> 
 
 export function compareObjects(schema: Schema, lhs: unknown, rhs: unknown): Comparison {
   const c: Comparison = { added: new Set(), modified: new Set(), removed: new Set() };
-  const insert = (set: FieldSet, path: PathElement[]): void => { if (path.length) set.add(pathKey(path)); };
-  const leaf = (l: unknown, r: unknown, path: PathElement[]): void => {
-    if (l === undefined) insert(c.added, path);
-    else if (r === undefined) insert(c.removed, path);
-    else if (!jsonEqual(l, r)) insert(c.modified, path);
+  // one path, pushed and popped as the walk descends (every write compares whole objects, so a
+  // path array per field was most of its garbage); it is serialized only when it is a member
+  const path: PathElement[] = [];
+  const insert = (set: FieldSet): void => { if (path.length) set.add(pathKey(path)); };
+  const leaf = (l: unknown, r: unknown): void => {
+    if (l === undefined) insert(c.added);
+    else if (r === undefined) insert(c.removed);
+    else if (!jsonEqual(l, r)) insert(c.modified);
   };
-  const walk = (s: Schema, l: unknown, r: unknown, path: PathElement[]): void => {
+  const field = (s: Schema, lm: Record<string, unknown> | undefined, rm: Record<string, unknown> | undefined, k: string): void => {
+    const cs = childSchema(s, k);
+    if (!cs) return;
+    let lv = lm && ownValue(lm, k);
+    let rv = rm && ownValue(rm, k);
+    if (alwaysPresent(s, k)) { if (lm && lv === undefined) lv = {}; if (rm && rv === undefined) rv = {}; }
+    if (lv === undefined && rv === undefined) return;
+    path.push(`f:${k}`);
+    walk(cs, lv, rv);
+    path.pop();
+  };
+  const walk = (s: Schema, l: unknown, r: unknown): void => {
     if (s.type === 'list') {
       const kind = listKindOf(s);
-      if (kind.type === 'atomic' || (emptyList(l) && emptyList(r))) return leaf(l, r, path);
+      if (kind.type === 'atomic' || (emptyList(l) && emptyList(r))) return leaf(l, r);
       const lItems = indexItems(kind, l);
       const rItems = indexItems(kind, r);
       for (const pe of new Set([...lItems.keys(), ...rItems.keys()])) {
         const ls = lItems.get(pe) ?? [];
         const rs = rItems.get(pe) ?? [];
-        const item = [...path, pe];
-        if (ls.length <= 1 && rs.length <= 1) walk(s.items, ls[0], rs[0], item);
-        else if (ls.length >= 2 && rs.length >= 2) { if (!jsonEqual(ls, rs)) insert(c.modified, item); }
-        else if (ls.length >= 2) { if (rs.length) walk(s.items, undefined, rs[0], item); insert(c.removed, item); }
-        else { if (ls.length) walk(s.items, ls[0], undefined, item); insert(c.added, item); }
+        path.push(pe);
+        if (ls.length <= 1 && rs.length <= 1) walk(s.items, ls[0], rs[0]);
+        else if (ls.length >= 2 && rs.length >= 2) { if (!jsonEqual(ls, rs)) insert(c.modified); }
+        else if (ls.length >= 2) { if (rs.length) walk(s.items, undefined, rs[0]); insert(c.removed); }
+        else { if (ls.length) walk(s.items, ls[0], undefined); insert(c.added); }
+        path.pop();
       }
     } else if (s.type === 'struct' || s.type === 'map') {
-      if (isAtomicContainer(s) || (emptyMap(l) && emptyMap(r))) return leaf(l, r, path);
+      if (isAtomicContainer(s) || (emptyMap(l) && emptyMap(r))) return leaf(l, r);
       const lm = isObject(l) ? l : undefined;
       const rm = isObject(r) ? r : undefined;
-      // a create or a removal has one side: its keys, without merging two lists into a set
-      const keys = lm === undefined ? Object.keys(rm ?? {}) : rm === undefined ? Object.keys(lm) : new Set([...Object.keys(lm), ...Object.keys(rm)]);
-      for (const k of keys) {
-        const cs = childSchema(s, k);
-        if (!cs) continue;
-        let lv = lm && ownValue(lm, k);
-        let rv = rm && ownValue(rm, k);
-        if (alwaysPresent(s, k)) { if (lm && lv === undefined) lv = {}; if (rm && rv === undefined) rv = {}; }
-        if (lv !== undefined || rv !== undefined) walk(cs, lv, rv, [...path, `f:${k}`]);
-      }
+      // the left side's keys, then the right side's others
+      if (lm) for (const k of Object.keys(lm)) field(s, lm, rm, k);
+      if (rm) for (const k of Object.keys(rm)) if (!lm || !Object.hasOwn(lm, k)) field(s, lm, rm, k);
     } else {
-      return leaf(l, r, path);
+      return leaf(l, r);
     }
-    if (l === undefined) insert(c.added, path);
-    else if (r === undefined) insert(c.removed, path);
+    if (l === undefined) insert(c.added);
+    else if (r === undefined) insert(c.removed);
   };
-  walk(schema, lhs, rhs, []);
+  walk(schema, lhs, rhs);
   return c;
 }
 

@@ -495,6 +495,32 @@ describe('managedFields of non-apply writes', () => {
     ]);
   });
 
+  it('hands back a stored entry\'s document while its fields are unchanged, and builds a new one when they change', () => {
+    const live = objectOf(scenario(
+      { update: () => sa(labels({ a: '1' })), manager: 'labeller' },
+      { update: (o) => sa({ ...labels({ ...o?.metadata.labels }), annotations: { n: '1' } }), manager: 'annotator' },
+    ).result);
+    const stored = live.metadata.managedFields ?? [];
+    const documentOf = (entries: readonly ManagedFieldsEntry[], manager: string) => entries.find((e) => e.manager === manager)?.fieldsV1;
+    // the labeller changes only a field it owns: both documents are the stored ones
+    const relabelled = updateManagedFields(sa({ labels: { a: '2' }, annotations: { n: '1' } }), live, { kind: serviceAccountKind, manager: 'labeller', now: t0 + 9000 });
+    assert.equal(documentOf(relabelled, 'labeller'), documentOf(stored, 'labeller'));
+    assert.equal(documentOf(relabelled, 'annotator'), documentOf(stored, 'annotator'));
+    assert.equal(relabelled.find((e) => e.manager === 'labeller')?.time, time(9));
+    // a new field: the labeller's document is built anew, the annotator's still the stored one
+    const grown = updateManagedFields(sa({ labels: { a: '1', b: '1' }, annotations: { n: '1' } }), live, { kind: serviceAccountKind, manager: 'labeller', now: t0 + 9000 });
+    assert.notEqual(documentOf(grown, 'labeller'), documentOf(stored, 'labeller'));
+    assert.deepEqual(documentOf(grown, 'labeller'), { 'f:metadata': { 'f:labels': { '.': {}, 'f:a': {}, 'f:b': {} } } });
+    assert.equal(documentOf(grown, 'annotator'), documentOf(stored, 'annotator'));
+    // a removal takes a field from its owner: that document is built anew too
+    const unannotated = updateManagedFields(sa(labels({ a: '1' })), live, { kind: serviceAccountKind, manager: 'labeller', now: t0 + 9000 });
+    assert.equal(documentOf(unannotated, 'annotator'), undefined);
+    // entries the client sent are decoded, not trusted as canonical
+    const sent = updateManagedFields(sa({ labels: { a: '2' }, annotations: { n: '1' }, managedFields: structuredClone(stored) }), live, { kind: serviceAccountKind, manager: 'labeller', now: t0 + 9000 });
+    assert.notEqual(documentOf(sent, 'annotator'), documentOf(stored, 'annotator'));
+    assert.deepEqual(documentOf(sent, 'annotator'), documentOf(stored, 'annotator'));
+  });
+
   it('keeps at most ten Update entries, merging the oldest into ancient-changes', () => {
     let live = objectOf(scenario({ update: () => sa(labels({ l0: '0' })), manager: 'w0' }).result);
     for (let i = 1; i <= 10; i++) {
