@@ -10,7 +10,10 @@
  * shows what the chain costs without flow control, whose own cost bench/apf measures; with
  * `--before` this checkout, what flow control costs). `--as-user 1` sends the requests as an
  * ordinary user (APF's global-default level, queued) rather than system:masters (exempt).
- * Usage: node dist/bench/chain-cost.js --before <checkout of 6313749, built> [--ops 3000] [--rounds 5] [--slices 4] [--restart 1] [--concurrency 64] [--as-user 1] [--after-flags '...']
+ * `--together 1` runs both sides' slices at the same time instead of A B B A: whatever slows the
+ * shared machine at a moment slows both, and each side's figure is its own server's CPU time and
+ * throughput while the other runs beside it.
+ * Usage: node dist/bench/chain-cost.js --before <checkout of 6313749, built> [--ops 3000] [--rounds 5] [--slices 4] [--restart 1] [--concurrency 64] [--as-user 1] [--together 1] [--after-flags '...']
  */
 import { LoadProcess, cpuMsOf, measureRounds, spread, type Op } from './harness.js';
 import { agentFor, builtServerScript, call, flag, startServer, type TestServer } from './support.js';

@@ -93,23 +93,29 @@ export function orderedPaths(set: ReadonlySet<PathKey>): PathKey[] {
  */
 export function parseFieldsV1(fields: unknown): FieldSet {
   const out: FieldSet = new Set();
-  /** Returns whether the node is a member of its parent. */
-  const read = (node: unknown, prefix: PathElement[]): boolean => {
+  /**
+   * Returns whether the node is a member of its parent. `open` is the node's path key without its
+   * closing bracket: a child's key extends it by one element, as pathKey would write the whole
+   * path (every stored object's entries are read on every write, so paths are not rebuilt per key).
+   */
+  const read = (node: unknown, open: string): boolean => {
     let member = false;
     let children = false;
     if (node !== null && typeof node === 'object') {
-      for (const [k, v] of Object.entries(node as Record<string, unknown>)) {
+      const doc = node as Record<string, unknown>;
+      for (const k of Object.keys(doc)) {
         if (k === '.') { member = true; continue; }
         if (k.length < 2 || k[1] !== ':') throw new Error(`missing colon: ${k}`);
         if (!(k[0] in elementRank)) continue;
         if (k[0] === 'k' || k[0] === 'v') JSON.parse(k.slice(2));
         children = true;
-        if (read(v, [...prefix, k])) out.add(pathKey([...prefix, k]));
+        const childOpen = `${open}${open.length > 1 ? ',' : ''}${JSON.stringify(k)}`;
+        if (read(doc[k], childOpen)) out.add(`${childOpen}]`);
       }
     }
     return member || !children;
   };
-  read(fields, []);
+  read(fields, '[');
   return out;
 }
 

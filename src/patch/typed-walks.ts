@@ -232,16 +232,10 @@ export function removeItems(schema: Schema, value: unknown, set: ReadonlySet<Pat
   return walk(schema, value, treeOf(set));
 }
 
-/** The schema node a path leads to, or undefined where it leaves the schema. */
-function schemaAt(root: Schema, elements: readonly PathElement[]): Schema | undefined {
-  let s: Schema | undefined = root;
-  for (const e of elements) {
-    if (!s) return undefined;
-    if (s.type === 'list') s = s.items;
-    else if (e.startsWith('f:')) s = childSchema(s, e.slice(2));
-    else return undefined;
-  }
-  return s;
+/** The schema node one path element leads to from `s`, or undefined where it leaves the schema. */
+function childAt(s: Schema, e: PathElement): Schema | undefined {
+  if (s.type === 'list') return s.items;
+  return e.startsWith('f:') ? childSchema(s, e.slice(2)) : undefined;
 }
 
 /**
@@ -272,8 +266,10 @@ export function reconcileWithSchema(schema: Schema, set: ReadonlySet<PathKey>): 
   let out: FieldSet | undefined;
   for (const p of set) {
     const elements = pathElements(p);
+    // the schema of each proper prefix, one step further each time
+    let s: Schema | undefined = schema;
     for (let i = 1; i < elements.length; i++) {
-      const s = schemaAt(schema, elements.slice(0, i));
+      s = childAt(s, elements[i - 1]);
       if (!s) break;
       if (isAtomicContainer(s)) {
         out ??= new Set(set);

@@ -4,6 +4,7 @@
  */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import fc from 'fast-check';
 
 import type { ListSchema, StructSchema } from '../../src/api/schema.js';
 import { s } from '../../src/api/schema/builtin-structural.js';
@@ -53,6 +54,19 @@ describe('FieldsV1 serialization (fieldpath/serialize.go)', () => {
       set(['f:list', 'i:0'], ['f:list', 'v:{"a":1}']),
     ];
     for (const c of cases) assert.deepEqual(parseFieldsV1(toFieldsV1(c)), c);
+  });
+
+  it('reads back any set it writes, keyed as pathKey keys the paths (names with quotes, backslashes, any character)', () => {
+    const element = fc.oneof(
+      fc.string({ unit: 'grapheme', maxLength: 6 }).map((n) => `f:${n}`),
+      fc.string({ maxLength: 4 }).map((n) => `k:${JSON.stringify({ name: n })}`),
+      fc.string({ maxLength: 4 }).map((n) => `v:${JSON.stringify(n)}`),
+      fc.nat(5).map((i) => `i:${i}`),
+    );
+    fc.assert(fc.property(fc.array(fc.array(element, { minLength: 1, maxLength: 4 }), { maxLength: 8 }), (paths) => {
+      const written = set(...paths);
+      assert.deepEqual(parseFieldsV1(toFieldsV1(written)), written);
+    }));
   });
 
   it('reads `.` as membership of the node, an empty object as a member, and drops unknown element types', () => {
