@@ -37,9 +37,11 @@ export function canonical(kind: KindDeclaration, obj: KObject): KObject {
     if (obj[field] !== undefined) out[field] = obj[field];
   }
   // then what the schema does not name: a custom resource's fields that
-  // x-kubernetes-preserve-unknown-fields keeps at its root (a built-in's were dropped when decoded)
-  for (const field of Object.keys(obj)) {
-    if (!Object.hasOwn(out, field) && obj[field] !== undefined) setOwn(out, field, obj[field]);
+  // x-kubernetes-preserve-unknown-fields keeps at its root (any other kind's were dropped when decoded)
+  if (kind.schema.preservesUnknownFields) {
+    for (const field of Object.keys(obj)) {
+      if (!Object.hasOwn(out, field) && obj[field] !== undefined) setOwn(out, field, obj[field]);
+    }
   }
   return out;
 }
