@@ -56,6 +56,12 @@ export interface StructSchema extends Described {
    */
   keepsEmpty?: readonly string[];
   /**
+   * struct fields a typed Go object holds by value: always there, even empty, so no write adds
+   * them (managed fields never list one as a member of its own). Struct fields held by pointer,
+   * and every field of a custom resource (unstructured), are absent until set.
+   */
+  heldByValue?: ReadonlySet<string>;
+  /**
    * `x-kubernetes-preserve-unknown-fields` on a custom resource's object with properties: fields it
    * does not declare are kept, and apply and managed fields take them as untyped values
    */

@@ -59,24 +59,24 @@ const version = s.struct('CustomResourceDefinitionVersion', {
   subresources: s.struct('CustomResourceSubresources', {
     status: s.struct('CustomResourceSubresourceStatus', {}, 'status indicates the custom resource should serve a `/status` subresource.'),
     scale,
-  }, 'subresources specify what subresources this version of the defined custom resource have.'),
+  }, 'subresources specify what subresources this version of the defined custom resource have.', { pointers: ['status', 'scale'] }),
   additionalPrinterColumns: s.atomicList(printerColumn, 'additionalPrinterColumns specifies additional columns returned in Table output.'),
   selectableFields: s.atomicList(selectableField, 'selectableFields specifies paths to fields that may be used as field selectors.'),
-}, 'CustomResourceDefinitionVersion describes a version for CRD.', { required: ['name', 'served', 'storage'] });
+}, 'CustomResourceDefinitionVersion describes a version for CRD.', { required: ['name', 'served', 'storage'], pointers: ['schema', 'subresources'] });
 
 const webhookConversion = s.struct('WebhookConversion', {
   clientConfig: s.struct('WebhookClientConfig', {
     url: s.string('url gives the location of the webhook, in standard URL form (`scheme://host:port/path`).'),
     service: serviceReference,
     caBundle: s.bytes('caBundle is a PEM encoded CA bundle which will be used to validate the webhook\'s server certificate.'),
-  }, 'clientConfig is the instructions for how to call the webhook if strategy is `Webhook`.'),
+  }, 'clientConfig is the instructions for how to call the webhook if strategy is `Webhook`.', { pointers: ['service'] }),
   conversionReviewVersions: s.atomicList(s.string(), 'conversionReviewVersions is an ordered list of preferred `ConversionReview` versions the Webhook expects.'),
-}, 'webhook describes how to call the conversion webhook.', { required: ['conversionReviewVersions'] });
+}, 'webhook describes how to call the conversion webhook.', { required: ['conversionReviewVersions'], pointers: ['clientConfig'] });
 
 const conversion = s.struct('CustomResourceConversion', {
   strategy: s.string('strategy specifies how custom resources are converted between versions. Allowed values are: - `"None"`: The converter only change the apiVersion and would not touch any other field in the custom resource. - `"Webhook"`: API Server will call to an external webhook to do the conversion.'),
   webhook: webhookConversion,
-}, 'conversion defines conversion settings for the CRD.', { required: ['strategy'] });
+}, 'conversion defines conversion settings for the CRD.', { required: ['strategy'], pointers: ['webhook'] });
 
 const spec = s.struct('CustomResourceDefinitionSpec', {
   group: s.string('group is the API group of the defined custom resource.'),
@@ -85,7 +85,7 @@ const spec = s.struct('CustomResourceDefinitionSpec', {
   versions: s.atomicList(version, 'versions is the list of all API versions of the defined custom resource.'),
   conversion,
   preserveUnknownFields: s.boolean('preserveUnknownFields indicates that object fields which are not specified in the OpenAPI schema should be preserved when persisting to storage.'),
-}, 'spec describes how the user wants the resources to appear', { required: ['group', 'names', 'scope', 'versions'] });
+}, 'spec describes how the user wants the resources to appear', { required: ['group', 'names', 'scope', 'versions'], pointers: ['conversion'] });
 
 const condition = s.struct('CustomResourceDefinitionCondition', {
   type: s.string('type is the type of the condition. Types include Established, NamesAccepted and Terminating.'),

@@ -24,7 +24,9 @@ import type { ReadModel } from '../store/read-model.js';
 import { StatusError } from '../status/status-error.js';
 import { WorkQueue } from './work-queue.js';
 
-export const apfConfigurationManager = 'api-priority-and-fairness-config-producer-v1';
+/** the field managers Kubernetes' config producer (objects) and config consumer (Dangling conditions) write as */
+const apfConfigurationManager = 'api-priority-and-fairness-config-producer-v1';
+const apfStatusManager = 'api-priority-and-fairness-config-consumer-v1';
 const flowSchemas = storageResourceOf(flowSchemaKind);
 const priorityLevels = storageResourceOf(priorityLevelConfigurationKind);
 
@@ -98,7 +100,7 @@ export class ApfConfigurationController {
     }
   }
 
-  private context() { return { now: Date.now(), dryRun: false, manager: apfConfigurationManager }; }
+  private context(manager = apfConfigurationManager) { return { now: Date.now(), dryRun: false, manager }; }
 
   private async ensure(store: ObjectStore, table: string, wanted: Bootstrap | undefined, name: string): Promise<void> {
     if (!wanted) return;
@@ -140,7 +142,7 @@ export class ApfConfigurationController {
     const want = danglingCondition(fs, this.readModel.get(priorityLevels, level) !== undefined);
     const have = fs.status?.conditions?.find((c) => c.type === 'Dangling');
     if (have && have.status === want.status && have.reason === want.reason && have.message === want.message) return;
-    await this.stores.flowSchemas.modify(undefined, name, this.context(), (live) => {
+    await this.stores.flowSchemas.modify(undefined, name, this.context(apfStatusManager), (live) => {
       const current = live as FlowSchemaObject;
       const conditions = (current.status?.conditions ?? []).filter((c) => c.type !== 'Dangling');
       const previous = current.status?.conditions?.find((c) => c.type === 'Dangling');

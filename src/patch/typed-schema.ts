@@ -53,15 +53,9 @@ export function childSchema(schema: Schema, key: string): Schema | undefined {
   return undefined;
 }
 
-/**
- * Struct fields Go holds by pointer: absent until set, so adding one adds the struct itself (its
- * `.` in an Update entry). Every other struct field is a Go value the typed object always carries,
- * even empty. The schema DSL has no pointer marker; these are the pointer structs of our kinds.
- */
-const pointerStructFields = new Set(['Event.related', 'Event.series']);
-
+/** A struct field the typed object always carries, even empty (StructSchema.heldByValue). */
 export function alwaysPresent(parent: Schema, field: string): boolean {
-  return parent.type === 'struct' && parent.fields[field]?.type === 'struct' && !pointerStructFields.has(`${parent.goName}.${field}`);
+  return parent.type === 'struct' && parent.heldByValue?.has(field) === true;
 }
 
 /** The path element of a list item, or the reason it has none (typed/helpers.go wording). */

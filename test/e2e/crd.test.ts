@@ -110,6 +110,9 @@ describe('CustomResourceDefinitions', () => {
     assert.equal(res.json.spec.replicas, 1, 'defaulted');
     assert.equal(res.json.spec.bogus, undefined, 'pruned');
     assert.deepEqual(res.json.spec.extra, { anything: { goes: true } }, 'preserved');
+    // an unstructured object: the create added spec itself (its own member, `.`), not only its fields
+    const ownedSpec = res.json.metadata.managedFields[0].fieldsV1['f:spec'];
+    assert.deepEqual([ownedSpec['.'], ownedSpec['f:color'], ownedSpec['f:replicas']], [{}, {}, {}]);
     assert.equal(res.json.metadata.generation, 1);
     assert.equal(res.headers.warning, '299 - "unknown field \\"spec.bogus\\""');
     const strict = await request(server, `${base}?fieldValidation=Strict`, { method: 'POST', body: widget('two', { color: 'red', bogus: 1 }) });

@@ -163,6 +163,12 @@ describe('FlowSchema and PriorityLevelConfiguration', () => {
     await until('Dangling=True', () => dangling('True'));
     expectStatus(await request(server, `${group}/prioritylevelconfigurations`, { method: 'POST', body: level('not-yet', 1, { type: 'Reject' }) }), 201, 'create the level');
     await until('Dangling=False', () => dangling('False'));
+    // written as Kubernetes' config consumer writes it, beside the producer's spec entry
+    const fs = (await request(server, `${group}/flowschemas/catch-all`)).json;
+    const entries = Object.fromEntries(fs.metadata.managedFields.map((e: Obj) => [`${e.manager}/${e.subresource ?? ''}`, e.fieldsV1]));
+    assert.deepEqual(Object.keys(entries).sort(), ['api-priority-and-fairness-config-consumer-v1/status', 'api-priority-and-fairness-config-producer-v1/']);
+    // distinguisherMethod is a Go pointer: absent until set, so the write that set it owns it too
+    assert.deepEqual(entries['api-priority-and-fairness-config-producer-v1/']['f:spec']['f:distinguisherMethod'], { '.': {}, 'f:type': {} });
   });
 
   it('count spec changes in metadata.generation', async () => {

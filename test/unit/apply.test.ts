@@ -10,7 +10,8 @@ import type { KindDeclaration } from '../../src/api/kind.js';
 import { objectReferenceStructural, typeAndMeta, type KObject, type ManagedFieldsEntry } from '../../src/api/meta.js';
 import type { ListSchema, StructSchema } from '../../src/api/schema.js';
 import { s } from '../../src/api/schema/builtin-structural.js';
-import { internalOf, internalStructOf } from '../../src/api/schema/to-internal.js';
+import type { Structural } from '../../src/api/schema/structural.js';
+import { internalOf, internalStructOf, toInternal } from '../../src/api/schema/to-internal.js';
 import { serviceAccountKind } from '../../src/api/core/service-account.js';
 import { namespaceKind } from '../../src/api/core/namespace.js';
 import { StatusError } from '../../src/status/status-error.js';
@@ -483,6 +484,39 @@ describe('the field manager chain around the merge', () => {
 describe('managedFields of non-apply writes', () => {
   it('keeps an object untracked when it has no managedFields, as Kubernetes does until the first apply', () => {
     assert.deepEqual(updateManagedFields(sa(labels({ a: '1' })), sa(), { kind: serviceAccountKind, manager: 'w', now: t0 }), []);
+  });
+
+  it('makes a struct its own member (`.`) when a write adds it: a pointer struct or a custom resource\'s object, never a Go value struct', () => {
+    const name = { name: s.string() };
+    const builtin: KindDeclaration = {
+      ...serviceAccountKind,
+      schema: internalStructOf(s.struct('Gadget', typeAndMeta({
+        spec: s.struct('GadgetSpec', { held: s.struct('Held', name), pointed: s.struct('Pointed', name) }, undefined, { pointers: ['pointed'] }),
+      }))),
+    };
+    const object = (): Record<string, unknown> => ({ held: { name: 'a' }, pointed: { name: 'b' } });
+    const created = updateManagedFields(sa({}, { spec: object() }), undefined, { kind: builtin, manager: 'w', now: t0 });
+    assert.deepEqual(created[0].fieldsV1, { 'f:spec': { 'f:held': { 'f:name': {} }, 'f:pointed': { '.': {}, 'f:name': {} } } });
+
+    // a custom resource is unstructured: every object it adds is there only once set
+    const objectSchema = (properties: Structural['properties']): Structural => ({ type: 'object', properties });
+    const custom: KindDeclaration = {
+      ...serviceAccountKind,
+      schema: toInternal(objectSchema({
+        metadata: { type: 'object' },
+        spec: objectSchema({ held: objectSchema({ name: { type: 'string' } }), pointed: objectSchema({ name: { type: 'string' } }) }),
+      }), 'Gadget') as StructSchema,
+    };
+    const crCreated = updateManagedFields(sa({}, { spec: object() }), undefined, { kind: custom, manager: 'w', now: t0 });
+    assert.deepEqual(crCreated[0].fieldsV1, { 'f:spec': { '.': {}, 'f:held': { '.': {}, 'f:name': {} }, 'f:pointed': { '.': {}, 'f:name': {} } } });
+    // once there, a later write that changes a field inside leaves the struct with its adder
+    const live = { ...sa({}, { spec: object() }), metadata: { ...sa().metadata, managedFields: crCreated } };
+    const changed = updateManagedFields(sa({}, { spec: { ...object(), held: { name: 'c' } } }), live, { kind: custom, manager: 'x', now: t0 + 1000 });
+    assert.deepEqual(changed.map((e) => [e.manager, e.fieldsV1]), [
+      // (a member without members below is written `{}`, as a leaf is)
+      ['w', { 'f:spec': { '.': {}, 'f:held': {}, 'f:pointed': { '.': {}, 'f:name': {} } } }],
+      ['x', { 'f:spec': { 'f:held': { 'f:name': {} } } }],
+    ]);
   });
 
   it('records a subresource write in its own entry', () => {

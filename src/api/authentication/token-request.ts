@@ -54,6 +54,7 @@ const tokenRequestSpec = s.struct('TokenRequestSpec', {
 }, 'TokenRequestSpec contains client provided parameters of a token request.', {
   proto: { audiences: 1, expirationSeconds: 4, boundObjectRef: 3 },
   required: ['audiences'],
+  pointers: ['boundObjectRef'],
 });
 
 const tokenRequestStatus = s.struct('TokenRequestStatus', {

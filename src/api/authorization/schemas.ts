@@ -30,6 +30,9 @@ const accessReviewStatusSchema = withProto(s.struct('SubjectAccessReviewStatus',
   evaluationError: s.string('EvaluationError is an indication that some error occurred during the authorization check. It is entirely possible to get an error and be able to continue determine authorization status in spite of it. For instance, RBAC can be missing a role, but enough roles are still present and bound to reason about the request.'),
 }, 'SubjectAccessReviewStatus'), { allowed: 1, reason: 2, evaluationError: 3, denied: 4 }, ['allowed']);
 
+/** both attributes are Go pointers: a review names one or the other */
+const attributePointers = ['resourceAttributes', 'nonResourceAttributes'];
+
 const attributeFields = {
   resourceAttributes: resourceAttributesSchema,
   nonResourceAttributes: nonResourceAttributesSchema,
@@ -41,11 +44,11 @@ const subjectAccessReviewSpecSchema = withProto(s.struct('SubjectAccessReviewSpe
   groups: s.atomicList(s.string(), 'Groups is the groups you\'re testing for.'),
   extra: s.map(s.atomicList(s.string()), 'Extra corresponds to the user.Info.GetExtra() method from the authenticator.  Since that is input to the authorizer it needs a reflection here.'),
   uid: s.string('UID information about the requesting user.'),
-}, 'SubjectAccessReviewSpec is a description of the access request.  Exactly one of ResourceAuthorizationAttributes and NonResourceAuthorizationAttributes must be set'),
+}, 'SubjectAccessReviewSpec is a description of the access request.  Exactly one of ResourceAuthorizationAttributes and NonResourceAuthorizationAttributes must be set', { pointers: attributePointers }),
 { resourceAttributes: 1, nonResourceAttributes: 2, user: 3, groups: 4, extra: 5, uid: 6 });
 
 const selfSubjectAccessReviewSpecSchema = withProto(s.struct('SelfSubjectAccessReviewSpec', attributeFields,
-  'SelfSubjectAccessReviewSpec is a description of the access request.  Exactly one of ResourceAuthorizationAttributes and NonResourceAuthorizationAttributes must be set'),
+  'SelfSubjectAccessReviewSpec is a description of the access request.  Exactly one of ResourceAuthorizationAttributes and NonResourceAuthorizationAttributes must be set', { pointers: attributePointers }),
 { resourceAttributes: 1, nonResourceAttributes: 2 });
 
 function review(goName: string, spec: BuiltinStructural, status: BuiltinStructural, description: string): BuiltinStructural {

@@ -92,6 +92,7 @@ const event = s.struct('Event', typeAndMeta({
     eventTime: 10, series: 11, action: 12, related: 13, reportingComponent: 14, reportingInstance: 15,
   },
   required: ['metadata', 'involvedObject'],
+  pointers: ['series', 'related'],
 });
 
 /** The core representation read with the internal Event's names, for kubectl's columns. */

@@ -118,6 +118,7 @@ export const eventKind: KindDeclaration = builtinKind({
       related: 9, note: 10, type: 11, deprecatedSource: 12, deprecatedFirstTimestamp: 13, deprecatedLastTimestamp: 14, deprecatedCount: 15,
     },
     required: ['eventTime'],
+    pointers: ['series', 'related'],
   }),
   nameRule: 'dns1123Subdomain',
   table: eventColumns(printed),

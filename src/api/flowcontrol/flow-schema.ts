@@ -15,9 +15,12 @@ import { validateConditions, validateFlowSchemaSpec } from './validation.js';
 /** SetDefaults_FlowSchemaSpec */
 export const defaultMatchingPrecedence = 1000;
 
-/** `required`: the fields Go serializes without omitempty, which Kubernetes' OpenAPI lists as required */
-function struct(goName: string, fields: Record<string, BuiltinStructural>, proto: Record<string, number>, description: string, required?: string[]): BuiltinStructural {
-  return s.struct(goName, fields, description, { proto, required });
+/**
+ * `required`: the fields Go serializes without omitempty, which Kubernetes' OpenAPI lists as
+ * required; `pointers`: the struct fields Go holds by pointer
+ */
+function struct(goName: string, fields: Record<string, BuiltinStructural>, proto: Record<string, number>, description: string, required?: string[], pointers?: string[]): BuiltinStructural {
+  return s.struct(goName, fields, description, { proto, required, pointers });
 }
 
 function nameOnly(goName: string, description: string, nameDescription: string): BuiltinStructural {
@@ -32,7 +35,7 @@ const subject = struct('Subject', {
     namespace: s.string('`namespace` is the namespace of matching ServiceAccount objects. Required.'),
     name: s.string('`name` is the name of matching ServiceAccount objects, or "*" to match regardless of name. Required.'),
   }, { namespace: 1, name: 2 }, 'ServiceAccountSubject holds detailed information for service-account-kind subject.', ['namespace', 'name']),
-}, { kind: 1, user: 2, group: 3, serviceAccount: 4 }, 'Subject matches the originator of a request, as identified by the request authentication system.', ['kind']);
+}, { kind: 1, user: 2, group: 3, serviceAccount: 4 }, 'Subject matches the originator of a request, as identified by the request authentication system.', ['kind'], ['user', 'group', 'serviceAccount']);
 
 const resourceRule = struct('ResourcePolicyRule', {
   verbs: s.setList(s.string(), '`verbs` is a list of matching verbs and may not be empty. "*" matches all verbs and, if present, must be the only entry.'),
@@ -66,7 +69,7 @@ const flowSchemaSpec = struct('FlowSchemaSpec', {
     type: s.string('`type` is the type of flow distinguisher method The supported types are "ByUser" and "ByNamespace". Required.'),
   }, { type: 1 }, distinguisherMethodDescription, ['type']),
   rules: s.atomicList(policyRulesWithSubjects, '`rules` describes which requests will match this flow schema.'),
-}, { priorityLevelConfiguration: 1, matchingPrecedence: 2, distinguisherMethod: 3, rules: 4 }, 'FlowSchemaSpec describes how the FlowSchema\'s specification looks like.', ['priorityLevelConfiguration']);
+}, { priorityLevelConfiguration: 1, matchingPrecedence: 2, distinguisherMethod: 3, rules: 4 }, 'FlowSchemaSpec describes how the FlowSchema\'s specification looks like.', ['priorityLevelConfiguration'], ['distinguisherMethod']);
 
 const flowSchemaStatus = s.struct('FlowSchemaStatus', {
   conditions: s.mapList(conditionSchema('FlowSchemaCondition', 'a FlowSchema'), ['type'], '`conditions` is a list of the current states of FlowSchema.', { strategy: 'merge', mergeKey: 'type' }),

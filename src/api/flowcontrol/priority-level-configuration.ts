@@ -17,9 +17,12 @@ export const defaultNominalConcurrencyShares = 30;
 /** v1 SetDefaults_QueuingConfiguration */
 const queuingDefaults = { queues: 64, handSize: 8, queueLengthLimit: 50 };
 
-/** `required`: the fields Go serializes without omitempty, which Kubernetes' OpenAPI lists as required */
-function struct(goName: string, fields: Record<string, BuiltinStructural>, proto: Record<string, number>, description: string, required?: string[]): BuiltinStructural {
-  return s.struct(goName, fields, description, { proto, required });
+/**
+ * `required`: the fields Go serializes without omitempty, which Kubernetes' OpenAPI lists as
+ * required; `pointers`: the struct fields Go holds by pointer
+ */
+function struct(goName: string, fields: Record<string, BuiltinStructural>, proto: Record<string, number>, description: string, required?: string[], pointers?: string[]): BuiltinStructural {
+  return s.struct(goName, fields, description, { proto, required, pointers });
 }
 
 const nominalSharesDescription = '`nominalConcurrencyShares` (NCS) contributes to the computation of the NominalConcurrencyLimit (NominalCL) of this level. The server\'s concurrency limit (ServerCL) is divided among the Limited priority levels in proportion to their NCS values: NominalCL(i) = ceil( ServerCL * NCS(i) / sum_ncs ). If not specified, this field defaults to a value of 30. Setting this field to zero supports the construction of a "jail" for this priority level that is used to hold some request(s)';
@@ -36,7 +39,7 @@ const limited = struct('LimitedPriorityLevelConfiguration', {
   limitResponse: struct('LimitResponse', {
     type: s.string('`type` is "Queue" or "Reject". Required.'),
     queuing,
-  }, { type: 1, queuing: 2 }, 'LimitResponse defines how to handle requests that can not be executed right now.', ['type']),
+  }, { type: 1, queuing: 2 }, 'LimitResponse defines how to handle requests that can not be executed right now.', ['type'], ['queuing']),
   lendablePercent: s.int32Pointer(lendableDescription),
   borrowingLimitPercent: s.int32Pointer('`borrowingLimitPercent`, if present, configures a limit on how many seats this priority level can borrow from other priority levels. When this field is left `nil`, the limit is effectively infinite.'),
 }, { nominalConcurrencyShares: 1, limitResponse: 2, lendablePercent: 3, borrowingLimitPercent: 4 },
@@ -51,7 +54,7 @@ const priorityLevelSpec = struct('PriorityLevelConfigurationSpec', {
   type: s.string('`type` indicates whether this priority level is subject to limitation on request execution. A value of `"Exempt"` means that requests of this priority level are not subject to a limit. A value of `"Limited"` means that (a) requests of this priority level _are_ subject to limits and (b) some of the server\'s limited capacity is made available exclusively to this priority level. Required.'),
   limited,
   exempt,
-}, { type: 1, limited: 2, exempt: 3 }, 'PriorityLevelConfigurationSpec specifies the configuration of a priority level.', ['type']);
+}, { type: 1, limited: 2, exempt: 3 }, 'PriorityLevelConfigurationSpec specifies the configuration of a priority level.', ['type'], ['limited', 'exempt']);
 
 const priorityLevelStatus = struct('PriorityLevelConfigurationStatus', {
   conditions: s.mapList(conditionSchema('PriorityLevelConfigurationCondition', 'priority level'), ['type'], '`conditions` is the current state of "request-priority".', { strategy: 'merge', mergeKey: 'type' }),

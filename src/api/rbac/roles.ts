@@ -70,6 +70,7 @@ export const clusterRoleKind: KindDeclaration = builtinKind({
     proto: { metadata: 1, rules: 2, aggregationRule: 3 },
     // `json:"rules"`, no omitempty: a role without rules says `rules: []`
     keepsEmpty: ['rules'],
+    pointers: ['aggregationRule'],
   }),
   validate: (obj) => [
     ...validateObjectMeta(obj.metadata, false, 'pathSegment'), ...validateRules((obj as ClusterRoleObject).rules, false),

@@ -19,6 +19,8 @@ export interface BuiltinStructural extends Structural {
   proto?: Readonly<Record<string, number>>;
   /** an object's optional fields whose empty list or map is kept (StructFacts.keepsEmpty) */
   keepsEmpty?: string[];
+  /** an object's struct fields Go holds by pointer (StructFacts.pointers) */
+  pointers?: string[];
   /**
    * a Go pointer (`*string`, `*int32`): the protobuf codec writes it only when set and keeps a set
    * zero value, where a plain field's zero value is omitted as Go's `omitempty` omits it
@@ -43,6 +45,11 @@ export interface StructFacts {
   atomic?: true;
   /** optional fields whose empty list or map is kept (see StructSchema.keepsEmpty) */
   keepsEmpty?: readonly string[];
+  /**
+   * struct fields Go holds by pointer (`Series *EventSeries`): absent until set, where a struct
+   * held by value is always there, even empty (see StructSchema.heldByValue)
+   */
+  pointers?: readonly string[];
 }
 
 interface ListPatch { strategy: PatchStrategy; mergeKey?: string }
@@ -79,6 +86,7 @@ export const s = {
     const node: BuiltinStructural = { type: 'object', goName, properties: fields };
     if (facts.required) node.required = [...facts.required];
     if (facts.keepsEmpty) node.keepsEmpty = [...facts.keepsEmpty];
+    if (facts.pointers) node.pointers = [...facts.pointers];
     if (facts.atomic) node.mapType = 'atomic';
     if (facts.proto) node.proto = facts.proto;
     return described(node, description);

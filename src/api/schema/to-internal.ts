@@ -44,6 +44,11 @@ function listSchema(s: BuiltinStructural, goName: string, derive: Derive): ListS
   return out;
 }
 
+/** A node declared with `s.struct`: a Go struct (custom resources' objects never name a Go type). */
+function isGoStruct(s: BuiltinStructural | undefined): boolean {
+  return s?.type === 'object' && s.goName !== undefined;
+}
+
 function structSchema(s: BuiltinStructural, goName: string, derive: Derive): StructSchema {
   const fields: Record<string, Schema> = {};
   for (const [k, v] of Object.entries(s.properties ?? {})) setOwn(fields, k, derive(v, goName));
@@ -51,6 +56,8 @@ function structSchema(s: BuiltinStructural, goName: string, derive: Derive): Str
   if (s.mapType === 'atomic') out.structType = 'atomic';
   if (s.required?.length) out.required = s.required;
   if (s.keepsEmpty?.length) out.keepsEmpty = s.keepsEmpty;
+  const byValue = s.goName === undefined ? [] : Object.keys(s.properties ?? {}).filter((k) => isGoStruct(s.properties?.[k]) && !s.pointers?.includes(k));
+  if (byValue.length) out.heldByValue = new Set(byValue);
   if (s.preserveUnknownFields) out.preservesUnknownFields = true;
   if (s.proto) out.proto = s.proto;
   return out;
