@@ -28,7 +28,14 @@ export type Schema =
   | MapSchema
   | ListSchema
   | StructSchema
-  | ({ type: 'any' } & Described);
+  | AnySchema;
+
+/**
+ * Any JSON value. `deduced`: an object whose fields a custom resource's schema keeps without
+ * declaring them (`x-orch-preserve-unknown-fields`): apply and managed fields deduce its shape
+ * from the value, as structured-merge-diff does (objects are granular maps, lists atomic).
+ */
+export interface AnySchema extends Described { type: 'any'; deduced?: true }
 
 export interface StringSchema extends Described, Pointer { type: 'string' }
 export interface MapSchema extends Described { type: 'map'; values: Schema; mapType: MapType }

@@ -40,17 +40,32 @@ export function isAtomicContainer(schema: Schema): boolean {
 
 export const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
 
-/** An undeclared field a struct keeps (preserve-unknown-fields): SMD's deduced type, held whole here. */
-const untypedField: Schema = { type: 'any' };
+/**
+ * An undeclared field a struct keeps (preserve-unknown-fields), or an object schema that keeps
+ * every field it holds: SMD's deduced type. What it is depends on the value: an object is a
+ * granular map of deduced entries, a list atomic, anything else a leaf. Walks take it through
+ * `resolved`.
+ */
+const deduced: Schema = { type: 'any', deduced: true };
+const deducedMap: Schema = { type: 'map', values: deduced, mapType: 'granular' };
+
+const isDeduced = (schema: Schema): boolean => schema.type === 'any' && schema.deduced === true;
+
+/** The schema a walk reads at these values: a deduced node holding objects (wherever present) is a map. */
+export function resolved(schema: Schema, value: unknown, other?: unknown): Schema {
+  if (!isDeduced(schema) || (value === undefined && other === undefined)) return schema;
+  return (value === undefined || isObject(value)) && (other === undefined || isObject(other)) ? deducedMap : schema;
+}
 
 /** The schema below a map key or struct field; undefined for a field the struct does not declare. */
 export function childSchema(schema: Schema, key: string): Schema | undefined {
   if (schema.type === 'struct') {
     if (Object.hasOwn(schema.fields, key)) return schema.fields[key];
-    return schema.preservesUnknownFields ? untypedField : undefined;
+    return schema.preservesUnknownFields ? deduced : undefined;
   }
   if (schema.type === 'map') return schema.values;
-  return undefined;
+  // a path into a deduced value (reconciling a set) can only have gone through its maps
+  return isDeduced(schema) ? deduced : undefined;
 }
 
 /** A struct field the typed object always carries, even empty (StructSchema.heldByValue). */

@@ -8,16 +8,17 @@ import { ownValue, setOwn } from '../api/own-member.js';
 import type { Schema } from '../api/schema.js';
 import { pathElements, pathKey, type PathElement, type PathKey } from './field-path.js';
 import { treeOf, type FieldSet, type SetNode } from './field-set.js';
-import { alwaysPresent, childSchema, isAtomicContainer, isObject, itemElement, listKindOf, type ListKind } from './typed-schema.js';
+import { alwaysPresent, childSchema, isAtomicContainer, isObject, itemElement, listKindOf, resolved, type ListKind } from './typed-schema.js';
 
 // ---------------------------------------------------------------------------------------------
 // ToFieldSet (typed/tofieldset.go): every leaf, list item and map entry the value mentions.
-// Struct fields and granular maps themselves are not members; atomic nodes are, whole.
+// Declared struct fields and granular maps themselves are not members; atomic nodes are, whole.
 
 export function toFieldSet(schema: Schema, value: unknown): FieldSet {
   const out: FieldSet = new Set();
   const insert = (path: PathElement[]): void => { if (path.length) out.add(pathKey(path)); };
-  const walk = (s: Schema, v: unknown, path: PathElement[]): void => {
+  const walk = (declared: Schema, v: unknown, path: PathElement[]): void => {
+    const s = resolved(declared, v);
     if (s.type === 'list') {
       const kind = listKindOf(s);
       if (kind.type === 'atomic') { insert(path); return; }
@@ -35,7 +36,8 @@ export function toFieldSet(schema: Schema, value: unknown): FieldSet {
         const cs = childSchema(s, k);
         if (!cs || child === undefined) continue;
         walk(cs, child, [...path, `f:${k}`]);
-        if (s.type === 'map') insert([...path, `f:${k}`]);
+        // a map's entries are members, as are a struct's undeclared (kept) fields; declared fields are not
+        if (s.type === 'map' || !Object.hasOwn(s.fields, k)) insert([...path, `f:${k}`]);
       }
     } else {
       insert(path);
@@ -101,7 +103,8 @@ export function compareObjects(schema: Schema, lhs: unknown, rhs: unknown): Comp
     walk(cs, lv, rv);
     path.pop();
   };
-  const walk = (s: Schema, l: unknown, r: unknown): void => {
+  const walk = (declared: Schema, l: unknown, r: unknown): void => {
+    const s = resolved(declared, l, r);
     if (s.type === 'list') {
       const kind = listKindOf(s);
       if (kind.type === 'atomic' || (emptyList(l) && emptyList(r))) return leaf(l, r);
@@ -140,7 +143,8 @@ export function compareObjects(schema: Schema, lhs: unknown, rhs: unknown): Comp
 
 export function mergeObjects(schema: Schema, lhs: unknown, rhs: unknown): unknown {
   const leaf = (l: unknown, r: unknown): unknown => (r !== undefined ? r : l);
-  const walk = (s: Schema, l: unknown, r: unknown): unknown => {
+  const walk = (declared: Schema, l: unknown, r: unknown): unknown => {
+    const s = resolved(declared, l, r);
     if (s.type === 'list') {
       const kind = listKindOf(s);
       if (kind.type === 'atomic' || (emptyList(l) && emptyList(r))) return leaf(l, r);
@@ -200,7 +204,8 @@ export function mergeObjects(schema: Schema, lhs: unknown, rhs: unknown): unknow
 // a container left empty (or an empty or atomic one descended into) becomes null.
 
 export function removeItems(schema: Schema, value: unknown, set: ReadonlySet<PathKey>): unknown {
-  const walk = (s: Schema, v: unknown, node: SetNode): unknown => {
+  const walk = (declared: Schema, v: unknown, node: SetNode): unknown => {
+    const s = resolved(declared, v);
     if (s.type === 'list') {
       const kind = listKindOf(s);
       if (!Array.isArray(v) || v.length === 0 || kind.type === 'atomic') return null;

@@ -250,6 +250,8 @@ describe('CustomResourceDefinitions', () => {
     const created = await request(server, poolPath, { method: 'POST', body: pool });
     assert.equal(created.status, 201, created.body);
     assert.deepEqual([created.json.spec, created.json.other], [{ replicas: 1 }, { x: [1] }]);
+    // undeclared objects are added as themselves too, with their entries
+    assert.deepEqual(created.json.metadata.managedFields[0].fieldsV1, { 'f:other': { '.': {}, 'f:x': {} }, 'f:spec': { '.': {}, 'f:replicas': {} } });
     assert.deepEqual((await request(server, `${poolPath}/p/scale`)).json.spec, { replicas: 1 });
     const scaled = await request(server, `${poolPath}/p/scale`, { method: 'PATCH', headers: { 'content-type': 'application/merge-patch+json' }, body: { spec: { replicas: 3 } } });
     assert.equal(scaled.status, 200, scaled.body);
@@ -264,7 +266,8 @@ describe('CustomResourceDefinitions', () => {
     const applied = await apply({ size: 1, extra: { deep: [1, 2] }, more: 'x' }, 'one');
     assert.equal(applied.status, 201, applied.body);
     assert.deepEqual(applied.json.spec, { size: 1, extra: { deep: [1, 2] }, more: 'x' });
-    assert.deepEqual(applied.json.metadata.managedFields[0].fieldsV1, { 'f:spec': { 'f:extra': {}, 'f:more': {}, 'f:size': {} } });
+    // (deduced as structured-merge-diff deduces them: objects are granular maps, lists atomic)
+    assert.deepEqual(applied.json.metadata.managedFields[0].fieldsV1, { 'f:spec': { 'f:extra': { '.': {}, 'f:deep': {} }, 'f:more': {}, 'f:size': {} } });
     const conflict = await apply({ more: 'y' }, 'two');
     assert.equal(conflict.status, 409, conflict.body);
     assert.match(conflict.json.message, /conflict with "one": \.spec\.more/);

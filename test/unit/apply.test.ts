@@ -356,6 +356,23 @@ describe('list, map and struct types', () => {
   ];
   for (const c of cases) it(c.name, () => check(c));
 
+  it('deduces fields a struct keeps undeclared: objects are granular maps, lists atomic', () => {
+    const kept: KindDeclaration = {
+      ...serviceAccountKind,
+      schema: { ...serviceAccountKind.schema, fields: { ...serviceAccountKind.schema.fields, spec: toInternal({ type: 'object', preserveUnknownFields: true }, 'KeptSpec') } },
+    };
+    const keep = (spec: Record<string, unknown>, manager: string): Step => ({ apply: sa({}, { spec }), manager, kind: kept });
+    const { result } = scenario(keep({ extra: { a: 1 }, args: [1] }, 'm1'), keep({ extra: { b: 2 } }, 'm2'));
+    assert.deepEqual(objectOf(result).spec, { extra: { a: 1, b: 2 }, args: [1] });
+    assert.deepEqual(owners(objectOf(result)), {
+      'm1/Apply': { 'f:spec': { 'f:args': {}, 'f:extra': { '.': {}, 'f:a': {} } } },
+      'm2/Apply': { 'f:spec': { 'f:extra': { '.': {}, 'f:b': {} } } },
+    });
+    const conflict = scenario(keep({ args: [1] }, 'm1'), keep({ args: [2] }, 'm2')).result;
+    assert.ok('conflicts' in conflict, 'a list is owned whole');
+    assert.deepEqual(conflict.conflicts.map((c) => [c.manager, c.field]), [['m1', '.spec.args']]);
+  });
+
   it('keeps the live order of a granular list, placing new items after it', () => {
     const { result } = scenario(
       { apply: sa({}, { secrets: [{ name: 'a' }, { name: 'b' }] }), manager: 'm1' },

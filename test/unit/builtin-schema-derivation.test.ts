@@ -23,6 +23,7 @@ import { internalOf, toInternal } from '../../src/api/schema/to-internal.js';
 function facts(schema: Schema): unknown {
   const strip = (v: unknown): unknown => {
     if (Array.isArray(v)) return v.map(strip);
+    if (v instanceof Set) return [...v].sort();
     if (typeof v !== 'object' || v === null) return v;
     const out: Record<string, unknown> = {};
     for (const [k, x] of Object.entries(v)) if (k !== 'description' && x !== undefined) out[k] = strip(x);
@@ -111,6 +112,8 @@ describe('built-in schemas: the internal form derived from the structural declar
     assert.deepEqual(ownFields(schema), {
       spec: {
         type: 'struct', goName: 'FlowSchemaSpec',
+        // distinguisherMethod is a Go pointer
+        heldByValue: ['priorityLevelConfiguration'],
         fields: {
           priorityLevelConfiguration: nameOnly('PriorityLevelConfigurationReference'),
           matchingPrecedence: { type: 'integer', format: 'int32' },

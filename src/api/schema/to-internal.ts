@@ -80,7 +80,7 @@ function derived(s: BuiltinStructural, goName: string, derive: Derive): Schema {
       if (typeof s.additionalProperties === 'object') {
         return { type: 'map', values: derive(s.additionalProperties, goName), mapType: mapTypeOf(s), description };
       }
-      return { type: 'any', description };
+      return s.preserveUnknownFields ? { type: 'any', deduced: true, description } : { type: 'any', description };
     }
     default: return { type: 'any', description };
   }
