@@ -109,9 +109,18 @@ export interface KindDeclaration {
   fieldLabels: Readonly<Record<string, (obj: KObject) => string | undefined>>;
   /** the error text for a field selector naming an unsupported field, as the kind's conversion func words it */
   unknownFieldLabelMessage(field: string): string;
-  /** defaulting and normalization of a new object (server-owned fields are set by the registry) */
+  /**
+   * Kubernetes' SetDefaults_* and decode-time conversions, applied to every object a write
+   * submits before its field ownership is recorded: the writer owns what defaulting sets
+   */
+  setDefaults?(obj: KObject): void;
+  /**
+   * The strategy's PrepareForCreate, after ownership is recorded: what it sets (a namespace's
+   * finalizer, a reset status) is the server's, owned by no writer (server-owned metadata is
+   * set by the registry)
+   */
   prepareForCreate?(obj: KObject, ctx: StrategyContext): void;
-  /** defaulting on update; `old` is the stored object */
+  /** The strategy's PrepareForUpdate, likewise; `old` is the stored object */
   prepareForUpdate?(obj: KObject, old: KObject, ctx: StrategyContext): void;
   /**
    * Subresources served below the object (`status`, `finalize`): each turns the submitted object

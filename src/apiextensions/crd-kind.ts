@@ -147,18 +147,17 @@ export const crdKind: KindDeclaration = builtinKind({
   allowCreateOnUpdate: false,
   fieldLabels: {},
   unknownFieldLabelMessage: defaultUnknownFieldLabelMessage,
+  setDefaults: (obj) => defaultSpec(obj as CrdObject),
   prepareForCreate(obj) {
     const crd = obj as CrdObject;
     crd.status = {};
     crd.metadata.generation = 1;
-    defaultSpec(crd);
     recordStoredVersion(crd);
   },
   prepareForUpdate(obj, old) {
     const crd = obj as CrdObject;
     const prev = old as CrdObject;
     crd.status = structuredClone(prev.status ?? {});
-    defaultSpec(crd);
     if (JSON.stringify(crd.spec) !== JSON.stringify(prev.spec)) crd.metadata.generation = (prev.metadata.generation ?? 0) + 1;
     else crd.metadata.generation = prev.metadata.generation;
     recordStoredVersion(crd);

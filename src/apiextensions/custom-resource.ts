@@ -143,14 +143,13 @@ function declarationOf(crd: CrdObject, v: CrdVersion, index: number, storageVers
       applyDefaults(object, structural);
       return { object, unknownFields: [...outcome.unknownFields, ...pruned] };
     },
+    // apply and patch results are defaulted here too (bodies already were, when decoded)
+    setDefaults: (obj) => applyDefaults(obj, structural),
     prepareForCreate(obj) {
-      // apply and patch results are defaulted here too (bodies already were, when decoded)
-      applyDefaults(obj, structural);
       if (hasStatus) delete (obj as { status?: unknown }).status;
       obj.metadata.generation = 1;
     },
     prepareForUpdate(obj, old) {
-      applyDefaults(obj, structural);
       if (hasStatus) {
         const prev = (old as { status?: unknown }).status;
         if (prev === undefined) delete (obj as { status?: unknown }).status; else (obj as { status?: unknown }).status = prev;

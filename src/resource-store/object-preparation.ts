@@ -79,6 +79,10 @@ export function prepareCreate(kind: KindDeclaration, body: KObject, namespace: s
   delete meta.deletionGracePeriodSeconds;
   delete meta.selfLink;
   delete meta.generation;
+  kind.setDefaults?.(obj);
+  // ownership as the submitted object has it, defaulted, before the strategy's own changes
+  if (!ctx.applied) meta.managedFields = updateManagedFields(obj, undefined, { kind, manager: ctx.manager, now: ctx.now, resetFields: resetFields(kind) });
+  if (meta.managedFields?.length === 0) delete meta.managedFields;
   kind.prepareForCreate?.(obj, ctx);
   if (kind.tracksGeneration) meta.generation = 1;
   meta.uid = randomUUID();
@@ -86,8 +90,6 @@ export function prepareCreate(kind: KindDeclaration, body: KObject, namespace: s
   if (!meta.name && meta.generateName) meta.name = generateName(meta.generateName);
   const errs = kind.validate(obj);
   if (errs.length) throw invalid(kind, meta.name ?? '', errs);
-  if (!ctx.applied) meta.managedFields = updateManagedFields(obj, undefined, { kind, manager: ctx.manager, now: ctx.now, resetFields: resetFields(kind) });
-  if (meta.managedFields?.length === 0) delete meta.managedFields;
   const managedErrs = validateManagedFields(meta.managedFields);
   if (managedErrs.length) throw invalid(kind, meta.name ?? '', managedErrs);
   meta.resourceVersion = ''; // keeps the field's place in canonical order; the commit's revision fills it
@@ -111,9 +113,17 @@ export function prepareUpdate(kind: KindDeclaration, body: KObject, stored: Read
     // generation is the server's: the kind's strategy may move it from the stored value
     obj.metadata.generation = old.metadata.generation;
     if (obj.metadata.generation === undefined) delete obj.metadata.generation;
-    kind.prepareForUpdate?.(obj, old, ctx);
   }
+  kind.setDefaults?.(obj);
   const meta = obj.metadata;
+  // ownership as the submitted object has it, defaulted, before the strategy's own changes
+  if (!ctx.applied) {
+    meta.managedFields = updateManagedFields(obj, old, {
+      kind, manager: ctx.manager, now: ctx.now, resetFields: subresource ? [] : resetFields(kind), subresource, ignoreSentManagedFields: subresource !== undefined,
+    });
+  }
+  if (meta.managedFields?.length === 0) delete meta.managedFields;
+  if (!subresource) kind.prepareForUpdate?.(obj, old, ctx);
   // server-owned metadata follows the stored object whatever the body says
   if (!meta.uid) meta.uid = old.metadata.uid;
   meta.creationTimestamp = old.metadata.creationTimestamp;
@@ -126,12 +136,6 @@ export function prepareUpdate(kind: KindDeclaration, body: KObject, stored: Read
   if (kind.namespaced) meta.namespace ??= old.metadata.namespace;
   const errs = kind.validateUpdate(obj, old);
   if (errs.length) throw invalid(kind, name, errs);
-  if (!ctx.applied) {
-    meta.managedFields = updateManagedFields(obj, old, {
-      kind, manager: ctx.manager, now: ctx.now, resetFields: subresource ? [] : resetFields(kind), subresource, ignoreSentManagedFields: subresource !== undefined,
-    });
-  }
-  if (meta.managedFields?.length === 0) delete meta.managedFields;
   const managedErrs = validateManagedFields(meta.managedFields);
   if (managedErrs.length) throw invalid(kind, name, managedErrs);
   meta.resourceVersion = old.metadata.resourceVersion;

@@ -145,6 +145,8 @@ describe('CRUD of namespaces, serviceaccounts, secrets and events', () => {
       assert.deepEqual(res.json.metadata.labels, { 'orch.io/metadata.name': name });
       assert.deepEqual(res.json.spec, { finalizers: ['orch'] });
       assert.deepEqual(res.json.status, { phase: 'Active' });
+      // the writer owns what it sent and what defaulting set (the name label), not the finalizer the strategy added
+      assert.deepEqual(res.json.metadata.managedFields.map((e: { fieldsV1: unknown }) => e.fieldsV1), [{ 'f:metadata': { 'f:labels': { '.': {}, 'f:orch.io/metadata.name': {} } } }]);
 
       const got = await request(server, nsPath(name));
       assert.equal(got.status, 200);

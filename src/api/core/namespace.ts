@@ -66,13 +66,13 @@ export const namespaceKind: KindDeclaration = builtinKind({
     blocksRemoval: (obj) => ((obj as NamespaceObject).spec?.finalizers ?? []).length > 0,
     finalizersOnFirstDelete: namespaceFinalizersAfterDelete,
   },
+  setDefaults: setNameLabel,
   prepareForCreate(obj) {
     const ns = obj as NamespaceObject;
     // status is owned by the server; a new namespace is Active and finalized by the namespace controller
     ns.status = { phase: 'Active' };
     const finalizers = ns.spec?.finalizers ?? [];
     ns.spec = { ...(ns.spec ?? {}), finalizers: finalizers.includes(namespaceFinalizer) ? finalizers : [...finalizers, namespaceFinalizer] };
-    setNameLabel(obj);
   },
   prepareForUpdate(obj, old) {
     const ns = obj as NamespaceObject;
@@ -81,7 +81,6 @@ export const namespaceKind: KindDeclaration = builtinKind({
     ns.status = prev.status;
     ns.spec = { ...(ns.spec ?? {}), finalizers: prev.spec?.finalizers };
     if (!ns.spec.finalizers) delete ns.spec.finalizers;
-    setNameLabel(obj);
   },
   validate(obj) {
     const errs = validateObjectMeta(obj.metadata, false, 'dns1123Label');

@@ -118,8 +118,7 @@ export const secretKind: KindDeclaration = builtinKind({
   allowCreateOnUpdate: false,
   fieldLabels: { type: (o) => (o as SecretObject).type ?? '' },
   unknownFieldLabelMessage: fieldLabelNotSupported,
-  prepareForCreate(obj) { normalizeSecret(obj as SecretObject); },
-  prepareForUpdate(obj) { normalizeSecret(obj as SecretObject); },
+  setDefaults: (obj) => normalizeSecret(obj as SecretObject),
   validate: validateSecret,
   validateUpdate(obj, old) {
     const secret = obj as SecretObject;

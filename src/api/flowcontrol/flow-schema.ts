@@ -114,7 +114,8 @@ export const flowSchemaKind: KindDeclaration = builtinKind({
   allowCreateOnUpdate: false,
   fieldLabels: {},
   unknownFieldLabelMessage: defaultUnknownFieldLabelMessage,
-  ...serverOwnedStatus((obj) => setDefaults(obj as FlowSchemaObject)),
+  setDefaults: (obj) => setDefaults(obj as FlowSchemaObject),
+  ...serverOwnedStatus(),
   validate,
   validateUpdate: (obj) => validate(obj),
 });

@@ -114,7 +114,8 @@ export const priorityLevelConfigurationKind: KindDeclaration = builtinKind({
   allowCreateOnUpdate: false,
   fieldLabels: {},
   unknownFieldLabelMessage: defaultUnknownFieldLabelMessage,
-  ...serverOwnedStatus((obj) => setPriorityLevelDefaults(obj as PriorityLevelConfigurationObject)),
+  setDefaults: (obj) => setPriorityLevelDefaults(obj as PriorityLevelConfigurationObject),
+  ...serverOwnedStatus(),
   validate,
   validateUpdate: (obj) => validate(obj),
 });

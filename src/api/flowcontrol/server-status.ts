@@ -8,17 +8,15 @@ import type { KObject } from '../meta.js';
 
 type Status = KObject & { status?: unknown };
 
-export function serverOwnedStatus(setDefaults: (obj: KObject) => void): Pick<KindDeclaration, 'prepareForCreate' | 'prepareForUpdate' | 'subresources'> {
+export function serverOwnedStatus(): Pick<KindDeclaration, 'prepareForCreate' | 'prepareForUpdate' | 'subresources'> {
   return {
     prepareForCreate(obj) {
       delete (obj as Status).status;
-      setDefaults(obj);
     },
     prepareForUpdate(obj, old) {
       const status = (old as Status).status;
       if (status === undefined) delete (obj as Status).status;
       else (obj as Status).status = status;
-      setDefaults(obj);
     },
     subresources: {
       status: (submitted, stored) => ({ ...stored, status: (submitted as Status).status }),

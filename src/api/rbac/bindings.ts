@@ -36,8 +36,7 @@ function bindingKind(kind: 'RoleBinding' | 'ClusterRoleBinding', namespaced: boo
     table: bindingColumns,
     returnDeletedObject: false, allowCreateOnUpdate: true,
     fieldLabels: {}, unknownFieldLabelMessage: defaultUnknownFieldLabelMessage,
-    prepareForCreate: (obj) => defaultBinding((obj as BindingObject).roleRef, (obj as BindingObject).subjects),
-    prepareForUpdate: (obj) => defaultBinding((obj as BindingObject).roleRef, (obj as BindingObject).subjects),
+    setDefaults: (obj) => defaultBinding((obj as BindingObject).roleRef, (obj as BindingObject).subjects),
     validate: (obj) => [...validateObjectMeta(obj.metadata, namespaced, 'pathSegment'), ...validateBody(obj)],
     validateUpdate: (obj, old) => {
       const errs = [...validateObjectMeta(obj.metadata, namespaced, 'pathSegment'), ...validateObjectMetaUpdate(obj.metadata, old.metadata)];
