@@ -26,6 +26,7 @@ import { RuleValidator } from './cel/rule-validator.js';
 import { ConversionWebhook, webhookConversion } from './conversion-webhook.js';
 import { scaleSubresource } from './scale.js';
 import { scaleKind } from '../api/autoscaling/scale.js';
+import { copyJson } from '../api/json-copy.js';
 
 /** Errors after which an object does not have the shape its CEL rules were written for (strategy.go's hasBlockingErr). */
 const blockingErrors = new Set(['FieldValueNotSupported', 'FieldValueRequired', 'FieldValueTooLong', 'FieldValueTooMany', 'FieldValueTypeInvalid']);
@@ -82,7 +83,7 @@ function declarationOf(crd: CrdObject, v: CrdVersion, index: number, storageVers
 
   const defaulted = (o: KObject, apiVersionServed: string): KObject => {
     if (!defaults && o.apiVersion === apiVersionServed) return o;
-    const copy = structuredClone(o);
+    const copy = copyJson(o);
     copy.apiVersion = apiVersionServed;
     if (defaults) applyDefaults(copy, structural);
     return copy;

@@ -8,6 +8,7 @@ import type { KObject } from '../api/meta.js';
 import { fieldErrors, type FieldError } from '../status/status-error.js';
 import type { ScaleSubresource } from './crd-types.js';
 import { parseJsonPath, setValueAt, valueAt } from './json-path.js';
+import { copyJson } from '../api/json-copy.js';
 
 const maxInt32 = 2 ** 31 - 1;
 
@@ -43,7 +44,7 @@ export function scaleSubresource(paths: ScaleSubresource): CustomResourceScale {
       return { kind: 'Scale', apiVersion: 'autoscaling/v1', metadata, spec: { replicas: valueAt(obj, spec) ?? 0 }, status: statusOut };
     },
     project(submitted, stored) {
-      const next = structuredClone(stored) as KObject;
+      const next = copyJson(stored) as KObject;
       const replicas = (submitted as { spec?: { replicas?: number } }).spec?.replicas ?? 0;
       if (valueAt(stored, spec) !== replicas) {
         setValueAt(next as Record<string, unknown>, spec, replicas);

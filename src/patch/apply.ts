@@ -20,6 +20,7 @@ import {
   capUpdateManagers, decodeManagedFields, encodeManagedFields, excludeFields, managerIdentifier, printOwner, reconcileManaged,
   recordUpdate, resetSet, stripMeta, takeFromOthers, withoutManagedFields, type Managed, type Owner,
 } from './managed-fields.js';
+import { copyJson } from '../api/json-copy.js';
 
 export interface ApplyInput {
   kind: KindDeclaration;
@@ -153,7 +154,7 @@ function applyOnce(input: ApplyInput, decoded: Managed, force: boolean): Attempt
   const changed = !jsonEqual(live, merged);
   if (changed && managed.has(id)) managed.set(id, { ...(managed.get(id) as Owner), time: formatTime(now) });
 
-  const object = (changed ? dropNulls(merged) : structuredClone(live)) as KObject;
+  const object = (changed ? dropNulls(merged) : copyJson(live)) as KObject;
   object.metadata ??= {};
   const entries = encodeManagedFields(managed);
   if (entries.length) object.metadata.managedFields = entries;
@@ -211,7 +212,7 @@ function allowedFromLastApplied(schema: Schema, apiVersion: string, live: KObjec
 
 /** The applied configuration without the annotation itself, as kubectl writes it (Go JSON and a newline). */
 function lastAppliedValue(applied: KObject): string {
-  const copy = structuredClone(applied);
+  const copy = copyJson(applied);
   if (copy.metadata?.annotations) delete copy.metadata.annotations[lastAppliedAnnotation];
   return `${goJSON(copy)}\n`;
 }

@@ -13,6 +13,7 @@ import { validateManagedFields } from '../api/validation/names.js';
 import { updateManagedFields } from '../patch/managed-fields.js';
 import { errors, type StatusError } from '../status/status-error.js';
 import type { WriteContext } from './store-types.js';
+import { copyJson } from '../api/json-copy.js';
 
 const generatedSuffixChars = 'bcdfghjklmnpqrstvwxz2456789';
 const metaOrder: readonly (keyof ObjectMeta)[] = [
@@ -68,7 +69,7 @@ export function statusResetFields(kind: KindDeclaration, applied: Readonly<KObje
 
 /** Stamps server-owned fields, defaults, validates. Returns the object to store. */
 export function prepareCreate(kind: KindDeclaration, body: KObject, namespace: string | undefined, ctx: WriteContext): KObject {
-  const obj = structuredClone(body);
+  const obj = copyJson(body);
   const meta = obj.metadata ?? (obj.metadata = {});
   if (kind.namespaced) meta.namespace = namespace;
   if (meta.resourceVersion) {
@@ -99,14 +100,14 @@ export function prepareCreate(kind: KindDeclaration, body: KObject, namespace: s
 /** The stored object changed as `body` says (or a subresource's projection of it), server-owned metadata kept. */
 export function prepareUpdate(kind: KindDeclaration, body: KObject, stored: Readonly<KObject>, ctx: WriteContext, subresource?: string): KObject {
   const old = stored as KObject;
-  let obj = structuredClone(body);
+  let obj = copyJson(body);
   obj.metadata ??= {};
   const name = old.metadata.name as string;
   if (subresource) {
     const project = kind.subresources?.[subresource];
     if (!project) throw errors.notFound({ group: kind.group, resource: kind.resource }, name);
     const applied = ctx.applied ? obj.metadata.managedFields : undefined;
-    obj = project(obj, structuredClone(old));
+    obj = project(obj, copyJson(old));
     // the apply's ownership of the subresource's fields goes with it (the projection keeps the stored metadata)
     if (ctx.applied) obj.metadata.managedFields = applied;
   } else {

@@ -19,6 +19,7 @@ import { ListReader } from './list-reader.js';
 import { canonical, prepareCreate, prepareUpdate } from './object-preparation.js';
 import { ObjectView } from './object-view.js';
 import type { DeleteOptions, DeleteOutcome, ListQuery, ListResult, RegistryDeps, WriteContext } from './store-types.js';
+import { atResourceVersion, copyJson } from '../api/json-copy.js';
 
 export type { DeleteOptions, DeleteOutcome, ListQuery, ListResult, WriteContext } from './store-types.js';
 export { parseResourceVersion } from './store-types.js';
@@ -151,7 +152,7 @@ export class ObjectStore {
     if (ctx.dryRun) {
       // a dry run checks what storage would: a create of an existing name is still a conflict
       if (op === 'create' && this.deps.readModel.get(this.table, path)) return { id: 0, ok: false, failure: 'exists' };
-      const out = structuredClone(obj);
+      const out = copyJson(obj);
       if (op === 'create') delete out.metadata.resourceVersion;
       return new StoredObject(out, 0);
     }
@@ -252,7 +253,7 @@ export class ObjectStore {
   modify(namespace: string | undefined, name: string, ctx: WriteContext, mutate: (current: KObject) => KObject | undefined, subresource?: string): Promise<StoredObject | undefined> {
     return this.guaranteedUpdate<StoredObject | undefined>(namespace, name, ctx, async (current) => {
       if (!current) return { answer: undefined };
-      const changed = mutate(structuredClone(current.served.object) as KObject);
+      const changed = mutate(copyJson(current.served.object) as KObject);
       if (!changed) return { answer: current.served };
       return { next: await this.admittedUpdate(changed, current.served.object, ctx, subresource), written: (o) => o, retry: true };
     });
@@ -266,7 +267,7 @@ export class ObjectStore {
     return this.guaranteedUpdate(namespace, name, ctx, async (current) => {
       if (!current) throw errors.notFound(this.groupResource, name);
       const old = current.served.object;
-      const patched = transform(structuredClone(old) as KObject);
+      const patched = transform(copyJson(old) as KObject);
       patched.metadata ??= {};
       if (patched.metadata.name !== name) {
         throw errors.badRequest(`the name of the object (${patched.metadata.name ?? ''}) does not match the name on the URL (${name})`);
@@ -289,7 +290,7 @@ export class ObjectStore {
     return this.guaranteedUpdate<{ object: StoredObject; created: boolean }>(namespace, name, applyCtx, async (current) => {
       // a subresource is applied to an object that exists; the object is applied to or created
       if (!current && subresource) throw errors.notFound(this.groupResource, name);
-      const merged = merge(current ? structuredClone(current.served.object) as KObject : undefined);
+      const merged = merge(current ? copyJson(current.served.object) as KObject : undefined);
       if (!current) {
         const created = await this.createRacing(namespace, merged, applyCtx);
         return created ? { answer: { object: created, created: true } } : { answer: await this.apply(namespace, name, ctx, merge) };
@@ -310,9 +311,7 @@ export class ObjectStore {
       if (ctx.dryRun) return new StoredObject(next, current.revision);
       const result = await this.deps.writer.submit({ op: 'delete', key: this.key(meta.namespace, meta.name as string), expectedRevision: current.revision });
       if (!result.ok) return result;
-      const gone = structuredClone(next);
-      gone.metadata.resourceVersion = String(result.revision);
-      return new StoredObject(gone, result.revision);
+      return new StoredObject(atResourceVersion(next, String(result.revision)), result.revision);
     }
     return this.commit('update', next, ctx, current.revision, serialized);
   }
@@ -342,7 +341,7 @@ export class ObjectStore {
         // finalizers pending: the object terminates (or already does) and stays until they are gone
         const unchanged = finalizers.length === (obj.metadata.finalizers ?? []).length && finalizers.every((f, i) => obj.metadata.finalizers?.[i] === f);
         if (terminating && unchanged) return { kind: 'object', object: obj, deleted: false };
-        const next = structuredClone(obj) as KObject;
+        const next = copyJson(obj) as KObject;
         if (!unchanged && finalizers.length > 0) next.metadata.finalizers = [...finalizers];
         else if (!unchanged) delete next.metadata.finalizers;
         if (!terminating) {
@@ -359,9 +358,7 @@ export class ObjectStore {
       if (ctx.dryRun) return this.deletedOutcome(obj, true);
       const result = await this.deps.writer.submit({ op: 'delete', key: this.key(namespace, name), expectedRevision: stored.revision });
       if (result.ok) {
-        const last = structuredClone(obj) as KObject;
-        last.metadata.resourceVersion = String(result.revision);
-        return this.deletedOutcome(last, true);
+        return this.deletedOutcome(atResourceVersion(obj, String(result.revision)), true);
       }
       if (result.failure === 'conflict') continue;
       throw this.failure(result, name);

@@ -7,6 +7,7 @@
 import sortedBtree from 'sorted-btree';
 import type { KObject } from '../api/meta.js';
 import type { ChangeEvent, ChangeType, LoadedState, StoredItem } from './storage.js';
+import { atResourceVersion } from '../api/json-copy.js';
 
 // sorted-btree is CommonJS with the class on `default`
 const BTree = sortedBtree.default;
@@ -157,9 +158,7 @@ export class ReadModel {
       if (e.type === 'DELETED') {
         if (!previous) { this.currentRevision = e.revision; continue; }
         // a deletion is reported with the object's last state at the deletion's revision
-        const last = structuredClone(previous.object) as KObject;
-        last.metadata.resourceVersion = String(e.revision);
-        object = new StoredObject(last, e.revision);
+        object = new StoredObject(atResourceVersion(previous.object, String(e.revision)), e.revision);
         table.delete(path);
       } else {
         const mine = e.mutationId !== undefined ? own?.get(e.mutationId) : undefined;

@@ -8,6 +8,7 @@ import { encodeWatchFrame } from '../codec/proto/encode.js';
 import { StoredObject, type ObjectChange } from '../store/read-model.js';
 import { slotIndex } from './encode-task.js';
 import type { Watcher, WatchSpec } from './watcher.js';
+import { atResourceVersion } from '../api/json-copy.js';
 
 export type WatchEventType = 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK' | 'ERROR';
 export type WatchEncoding = 'json' | 'protobuf' | 'cbor';
@@ -87,9 +88,7 @@ export function bookmarkFrame(spec: Pick<WatchSpec, 'typeMeta' | 'encoding' | 'e
 
 /** The previous content of an object that stopped matching a selector, at the change's revision. */
 export function leftSelectorObject(change: ObjectChange): StoredObject {
-  const prev = structuredClone(change.previous?.object ?? change.object.object) as KObject;
-  prev.metadata.resourceVersion = String(change.revision);
-  return new StoredObject(prev, change.revision);
+  return new StoredObject(atResourceVersion(change.previous?.object ?? change.object.object, String(change.revision)), change.revision);
 }
 
 /** The frames one change may produce for watchers of one encoding, each built on first use. */
