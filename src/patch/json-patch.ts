@@ -14,6 +14,8 @@
  * Sources: staging/src/k8s.io/apiserver/pkg/endpoints/handlers/patch.go (applyJSPatch),
  * evanphx/json-patch v4.12 patch.go, and the installer's list of supported patch types.
  */
+import { copyJson } from '../api/json-copy.js';
+import { setOwn } from '../api/own-member.js';
 import type { FieldValidation } from '../codec/body-decoder.js';
 import { errors, fieldErrorBody, fieldErrors, formatFieldError, StatusError } from '../status/status-error.js';
 
@@ -62,16 +64,6 @@ export function isMap(v: unknown): v is JsonMap {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
-/** A deep copy that keeps a `__proto__` member as plain data (JSON.parse defines, never assigns). */
-export function clone<T>(v: T): T {
-  return JSON.parse(JSON.stringify(v)) as T;
-}
-
-/** Sets a member without invoking the `__proto__` setter when a patch names that key. */
-export function put(target: JsonMap, key: string, value: Json): void {
-  if (key === '__proto__') Object.defineProperty(target, key, { value, writable: true, enumerable: true, configurable: true });
-  else target[key] = value;
-}
 
 export function member(target: JsonMap, key: string): Json | undefined {
   return Object.hasOwn(target, key) ? target[key] : undefined;
@@ -128,7 +120,7 @@ export function applyJsonPatch(original: object, patchBody: unknown, options: Pa
     throw new StatusError(413, 'RequestEntityTooLarge',
       `Request entity too large: The allowed maximum operations in a JSON patch is ${maxOperations}, got ${ops.length}`);
   }
-  let doc = clone(original) as Json;
+  let doc = copyJson(original) as Json;
   for (const op of ops) doc = applyOperation(doc, op);
   if (!isMap(doc)) throw invalidPatchedObject(doc);
   return doc;
@@ -175,7 +167,7 @@ function applyOperation(doc: Json, op: JsonMap | null): Json {
     }
     case 'copy': {
       const value = read(doc, pointerOf(op, 'from'));
-      return add(doc, pointerOf(op, 'path'), clone(value ?? null));
+      return add(doc, pointerOf(op, 'path'), copyJson(value ?? null));
     }
     case 'test':
       test(doc, op);
@@ -192,7 +184,7 @@ function pointerOf(op: JsonMap, field: 'path' | 'from'): string {
 }
 
 function valueOf(op: JsonMap): Json {
-  return Object.hasOwn(op, 'value') ? clone(op.value) : null;
+  return Object.hasOwn(op, 'value') ? copyJson(op.value) : null;
 }
 
 /** Where a pointer's last token lives: its container and the token. */
@@ -259,7 +251,7 @@ function perform(doc: Json, slot: Slot, token: string, op: 'add' | 'remove' | 'r
   } else if (op === 'remove') {
     delete parent[token];
   } else {
-    put(parent, token, value);
+    setOwn(parent, token, value);
   }
   return doc;
 }

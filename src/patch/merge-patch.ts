@@ -4,8 +4,10 @@
  * nulls from a value it adds where nothing (or null, or a non-object) was, including null array
  * elements; an array replacing an object member is kept verbatim.
  */
+import { copyJson } from '../api/json-copy.js';
+import { setOwn } from '../api/own-member.js';
 import { errors } from '../status/status-error.js';
-import { clone, goJsonKind, invalidPatchedObject, isMap, member, put, type Json, type JsonMap, type PatchOptions } from './json-patch.js';
+import { goJsonKind, invalidPatchedObject, isMap, member, type Json, type JsonMap, type PatchOptions } from './json-patch.js';
 
 /**
  * Applies a decoded merge patch to a copy of `original`. A body that is not an object is 400
@@ -13,12 +15,12 @@ import { clone, goJsonKind, invalidPatchedObject, isMap, member, put, type Json,
  * which becomes the object and so fails to decode (422).
  */
 export function applyMergePatch(original: object, patch: unknown, options: PatchOptions = {}): object {
-  if (isMap(patch)) return mergeDocs(clone(original) as JsonMap, clone(patch));
+  if (isMap(patch)) return mergeDocs(copyJson(original) as JsonMap, copyJson(patch));
   // Warn and Strict first decode the body into a map[string]interface{}
   if ((options.fieldValidation ?? 'Warn') !== 'Ignore' && patch !== null) {
     throw errors.badRequest(`error decoding patch: json: cannot unmarshal ${goJsonKind(patch)} into Go value of type map[string]interface {}`);
   }
-  if (Array.isArray(patch)) throw invalidPatchedObject(pruneNulls(clone(patch) as Json[]));
+  if (Array.isArray(patch)) throw invalidPatchedObject(pruneNulls(copyJson(patch) as Json[]));
   throw errors.badRequest('Invalid JSON Patch');
 }
 
@@ -29,7 +31,7 @@ function mergeDocs(doc: JsonMap, patch: JsonMap): JsonMap {
       continue;
     }
     const current = member(doc, key) ?? null;
-    put(doc, key, current === null ? pruneNulls(value) : merge(current, value));
+    setOwn(doc, key, current === null ? pruneNulls(value) : merge(current, value));
   }
   return doc;
 }
@@ -45,7 +47,7 @@ function pruneNulls(value: Json): Json {
   if (isMap(value)) {
     for (const [key, v] of Object.entries(value)) {
       if (v === null) delete value[key];
-      else put(value, key, pruneNulls(v));
+      else setOwn(value, key, pruneNulls(v));
     }
   }
   return value;

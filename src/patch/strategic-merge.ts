@@ -17,9 +17,11 @@
  * Errors carry interpretStrategicMergePatchError's status (patch.go): malformed directives 400,
  * lists of lists 422, everything else the untyped error kube-apiserver answers with 500.
  */
+import { copyJson } from '../api/json-copy.js';
+import { setOwn } from '../api/own-member.js';
 import type { Schema, StructSchema } from '../api/schema.js';
 import { errors } from '../status/status-error.js';
-import { clone, goJsonKind, isMap, member, put, type Json, type JsonMap } from './json-patch.js';
+import { goJsonKind, isMap, member, type Json, type JsonMap } from './json-patch.js';
 import { badArgType, badPatchType, elementKind, goFormat, goKind, goKindOfSchema, noMergeKey, untyped, type GoKind } from './strategic-merge-errors.js';
 
 const directiveMarker = '$patch';
@@ -32,9 +34,9 @@ const setElementOrderPrefix = '$setElementOrder';
  * A JSON null patch changes nothing (it decodes to a nil map); any other non-object is 400.
  */
 export function applyStrategicMergePatch(original: object, patch: unknown, schema: StructSchema): object {
-  if (patch === null) return clone(original);
+  if (patch === null) return copyJson(original);
   if (!isMap(patch)) throw errors.badRequest(`json: cannot unmarshal ${goJsonKind(patch)} into Go value of type map[string]interface {}`);
-  return mergeMap(clone(original) as JsonMap, clone(patch), schema);
+  return mergeMap(copyJson(original) as JsonMap, copyJson(patch), schema);
 }
 
 // ---- schema lookups (LookupPatchMeta) ----------------------------------------------------------
@@ -76,11 +78,11 @@ function mergeMap(original: JsonMap, patch: JsonMap, schema: Schema | undefined)
       // a deletion list for a list the object lacks deletes nothing
       if (!isDeleteList) putNewValue(original, key, patchValue);
     } else if (isMap(current)) {
-      put(original, key, mergeMap(current, patchValue as JsonMap, lookupField(schema, key).schema));
+      setOwn(original, key, mergeMap(current, patchValue as JsonMap, lookupField(schema, key).schema));
     } else if (Array.isArray(current)) {
-      put(original, key, mergeListField(current, patchValue as Json[], lookupListField(schema, key), isDeleteList));
+      setOwn(original, key, mergeListField(current, patchValue as Json[], lookupListField(schema, key), isDeleteList));
     } else {
-      put(original, key, patchValue);
+      setOwn(original, key, patchValue);
     }
   }
   return original;
@@ -100,7 +102,7 @@ function mapDirective(patch: JsonMap): JsonMap {
 function putNewValue(target: JsonMap, key: string, value: Json): void {
   discardNulls(value);
   const [clean, keep] = removeDirectives(value);
-  if (keep) put(target, key, clean);
+  if (keep) setOwn(target, key, clean);
   else delete target[key];
 }
 
@@ -126,7 +128,7 @@ function removeDirectives(value: Json): [Json, boolean] {
   if (Object.hasOwn(value, directiveMarker)) return [null, false];
   for (const [k, v] of Object.entries(value)) {
     const [clean, keep] = removeDirectives(v);
-    if (keep) put(value, k, clean);
+    if (keep) setOwn(value, k, clean);
     else delete value[k];
   }
   return [value, true];
@@ -256,7 +258,7 @@ function applyElementOrder(original: JsonMap, patch: JsonMap, schema: Schema | u
     else continue;
     const [ordered, liveOnly] = partition(merged, order, field.mergeKey);
     const kind = elementKind(live ?? [], patchList ?? []);
-    put(original, key, normalizeOrder(ordered, liveOnly, order, live ?? [], field.mergeKey, kind));
+    setOwn(original, key, normalizeOrder(ordered, liveOnly, order, live ?? [], field.mergeKey, kind));
     delete patch[key];
   }
 }
