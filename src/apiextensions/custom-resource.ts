@@ -5,6 +5,7 @@
  * structural schema, validated against every keyword, printed by the printer columns, selected
  * by the selectable fields. Protobuf is refused, as Kubernetes refuses it for custom resources.
  */
+import { copyJson } from '../api/json-copy.js';
 import { allVerbs, defaultUnknownFieldLabelMessage, fieldLabelNotSupported, type Conversion, type KindDeclaration } from '../api/kind.js';
 import { objectMetaSchema, typeAndMeta, type KObject } from '../api/meta.js';
 import { decodeValue, type DecodeOutcome, type Schema, type StructSchema } from '../api/schema.js';
@@ -26,7 +27,6 @@ import { RuleValidator } from './cel/rule-validator.js';
 import { ConversionWebhook, webhookConversion } from './conversion-webhook.js';
 import { scaleSubresource } from './scale.js';
 import { scaleKind } from '../api/autoscaling/scale.js';
-import { copyJson } from '../api/json-copy.js';
 
 /** Errors after which an object does not have the shape its CEL rules were written for (strategy.go's hasBlockingErr). */
 const blockingErrors = new Set(['FieldValueNotSupported', 'FieldValueRequired', 'FieldValueTooLong', 'FieldValueTooMany', 'FieldValueTypeInvalid']);

@@ -4,11 +4,11 @@
  * labelSelectorPath; a Scale written back sets spec replicas only. Validation as Kubernetes'
  * customResourceValidator.ValidateScaleSpec/Status.
  */
+import { copyJson } from '../api/json-copy.js';
 import type { KObject } from '../api/meta.js';
 import { fieldErrors, type FieldError } from '../status/status-error.js';
 import type { ScaleSubresource } from './crd-types.js';
 import { parseJsonPath, setValueAt, valueAt } from './json-path.js';
-import { copyJson } from '../api/json-copy.js';
 
 const maxInt32 = 2 ** 31 - 1;
 

@@ -5,6 +5,7 @@
  * (skipnonapplied.go), then merge, prune and ownership (merge/update.go), and the conflict error
  * (internal/conflict.go).
  */
+import { copyJson } from '../api/json-copy.js';
 import type { KindDeclaration } from '../api/kind.js';
 import { parseJson } from '../codec/json.js';
 import { setOwn } from '../api/own-member.js';
@@ -20,7 +21,6 @@ import {
   capUpdateManagers, decodeManagedFields, encodeManagedFields, excludeFields, managerIdentifier, printOwner, reconcileManaged,
   recordUpdate, resetSet, stripMeta, takeFromOthers, withoutManagedFields, type Managed, type Owner,
 } from './managed-fields.js';
-import { copyJson } from '../api/json-copy.js';
 
 export interface ApplyInput {
   kind: KindDeclaration;

@@ -5,6 +5,7 @@
  */
 import { isDeepStrictEqual } from 'node:util';
 import { randomUUID } from 'node:crypto';
+import { copyJson } from '../api/json-copy.js';
 import { apiVersionOf, type KindDeclaration } from '../api/kind.js';
 import type { KObject, ObjectMeta } from '../api/meta.js';
 import { setOwn } from '../api/own-member.js';
@@ -13,7 +14,6 @@ import { validateManagedFields } from '../api/validation/names.js';
 import { updateManagedFields } from '../patch/managed-fields.js';
 import { errors, type StatusError } from '../status/status-error.js';
 import type { WriteContext } from './store-types.js';
-import { copyJson } from '../api/json-copy.js';
 
 const generatedSuffixChars = 'bcdfghjklmnpqrstvwxz2456789';
 const metaOrder: readonly (keyof ObjectMeta)[] = [

@@ -6,6 +6,7 @@
  * of a stored resource: objects convert at its edges when the view is not the storage version.
  */
 import { finalizersAfterDelete } from '../api/deletion-policy.js';
+import { atResourceVersion, copyJson } from '../api/json-copy.js';
 import { storageResourceOf, type KindDeclaration } from '../api/kind.js';
 import type { KObject } from '../api/meta.js';
 import { formatTime } from '../api/schema.js';
@@ -19,7 +20,6 @@ import { ListReader } from './list-reader.js';
 import { canonical, prepareCreate, prepareUpdate } from './object-preparation.js';
 import { ObjectView } from './object-view.js';
 import type { DeleteOptions, DeleteOutcome, ListQuery, ListResult, RegistryDeps, WriteContext } from './store-types.js';
-import { atResourceVersion, copyJson } from '../api/json-copy.js';
 
 export type { DeleteOptions, DeleteOutcome, ListQuery, ListResult, WriteContext } from './store-types.js';
 export { parseResourceVersion } from './store-types.js';

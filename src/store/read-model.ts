@@ -5,13 +5,20 @@
  * (watches, controllers) what changed, each change decoded once.
  */
 import sortedBtree from 'sorted-btree';
+import { atResourceVersion } from '../api/json-copy.js';
 import type { KObject } from '../api/meta.js';
 import type { ChangeEvent, ChangeType, LoadedState, StoredItem } from './storage.js';
-import { atResourceVersion } from '../api/json-copy.js';
 
 // sorted-btree is CommonJS with the class on `default`
 const BTree = sortedBtree.default;
 type BTree<K, V> = InstanceType<typeof sortedBtree.default<K, V>>;
+
+/**
+ * Keys are strings: compared as `<` compares them, the order sorted-btree's default comparator
+ * gives strings, without its checks for numbers and mixed types (a fifth of a get's time).
+ */
+const compareKeys = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
+const newTable = (): Table => new BTree<string, StoredObject>(undefined, compareKeys);
 
 /** One stored object as the read model holds it: parsed once, serialized at most once. */
 export class StoredObject {
@@ -88,7 +95,7 @@ function decodeStored(value: string, revision: number): StoredObject {
 
 /** A table built from items read out of history (a past revision no snapshot holds). */
 export function tableOf(items: readonly StoredItem[]): Table {
-  const table = new BTree<string, StoredObject>();
+  const table = newTable();
   for (const item of items) table.set(splitKey(item.key)[1], decodeStored(item.value, item.revision));
   return table;
 }
@@ -116,7 +123,7 @@ export class ReadModel {
   table(resource: string): Table {
     let t = this.tables.get(resource);
     if (!t) {
-      t = new BTree<string, StoredObject>();
+      t = newTable();
       this.tables.set(resource, t);
     }
     return t;

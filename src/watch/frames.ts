@@ -3,12 +3,12 @@
  * a CBOR item; of the kind's object or of a view of it (Table, PartialObjectMetadata). Each shape
  * of a change is built once and shared by every watcher that wants it.
  */
+import { atResourceVersion } from '../api/json-copy.js';
 import type { KObject } from '../api/meta.js';
 import { encodeWatchFrame } from '../codec/proto/encode.js';
 import { StoredObject, type ObjectChange } from '../store/read-model.js';
 import { slotIndex } from './encode-task.js';
 import type { Watcher, WatchSpec } from './watcher.js';
-import { atResourceVersion } from '../api/json-copy.js';
 
 export type WatchEventType = 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK' | 'ERROR';
 export type WatchEncoding = 'json' | 'protobuf' | 'cbor';
