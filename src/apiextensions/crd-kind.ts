@@ -6,6 +6,7 @@
  * the first DELETE adds the cleanup finalizer and the Terminating condition, so that every custom
  * resource goes before the definition does.
  */
+import { copyJson } from '../api/json-copy.js';
 import { allVerbs, builtinKind, defaultUnknownFieldLabelMessage, type KindDeclaration } from '../api/kind.js';
 import { typeAndMeta, type KObject } from '../api/meta.js';
 import { formatTime } from '../api/schema.js';
@@ -157,7 +158,7 @@ export const crdKind: KindDeclaration = builtinKind({
   prepareForUpdate(obj, old) {
     const crd = obj as CrdObject;
     const prev = old as CrdObject;
-    crd.status = structuredClone(prev.status ?? {});
+    crd.status = copyJson(prev.status ?? {});
     if (JSON.stringify(crd.spec) !== JSON.stringify(prev.spec)) crd.metadata.generation = (prev.metadata.generation ?? 0) + 1;
     else crd.metadata.generation = prev.metadata.generation;
     recordStoredVersion(crd);

@@ -8,20 +8,12 @@ import { typeAndMeta, type KObject } from '../meta.js';
 import { ageColumn, nameColumn } from '../printing.js';
 import { s, type BuiltinStructural } from '../schema/builtin-structural.js';
 import { validateObjectMeta } from '../validation/names.js';
-import { conditionSchema, flowcontrolGroup, type FlowSchemaObject } from './types.js';
+import { conditionSchema, flowcontrolGroup, struct, type FlowSchemaObject } from './types.js';
 import { serverOwnedStatus } from './server-status.js';
 import { validateConditions, validateFlowSchemaSpec } from './validation.js';
 
 /** SetDefaults_FlowSchemaSpec */
 export const defaultMatchingPrecedence = 1000;
-
-/**
- * `required`: the fields Go serializes without omitempty, which Kubernetes' OpenAPI lists as
- * required; `pointers`: the struct fields Go holds by pointer
- */
-function struct(goName: string, fields: Record<string, BuiltinStructural>, proto: Record<string, number>, description: string, required?: string[], pointers?: string[]): BuiltinStructural {
-  return s.struct(goName, fields, description, { proto, required, pointers });
-}
 
 function nameOnly(goName: string, description: string, nameDescription: string): BuiltinStructural {
   return struct(goName, { name: s.string(nameDescription) }, { name: 1 }, description, ['name']);

@@ -6,9 +6,9 @@
 import { allVerbs, builtinKind, defaultUnknownFieldLabelMessage, type KindDeclaration } from '../kind.js';
 import { typeAndMeta, type KObject } from '../meta.js';
 import { ageColumn, nameColumn } from '../printing.js';
-import { s, type BuiltinStructural } from '../schema/builtin-structural.js';
+import { s } from '../schema/builtin-structural.js';
 import { validateObjectMeta } from '../validation/names.js';
-import { conditionSchema, flowcontrolGroup, type PriorityLevelConfigurationObject, type QueuingConfiguration } from './types.js';
+import { conditionSchema, flowcontrolGroup, struct, type PriorityLevelConfigurationObject, type QueuingConfiguration } from './types.js';
 import { serverOwnedStatus } from './server-status.js';
 import { validateConditions, validatePriorityLevelSpec } from './validation.js';
 
@@ -16,14 +16,6 @@ import { validateConditions, validatePriorityLevelSpec } from './validation.js';
 export const defaultNominalConcurrencyShares = 30;
 /** v1 SetDefaults_QueuingConfiguration */
 const queuingDefaults = { queues: 64, handSize: 8, queueLengthLimit: 50 };
-
-/**
- * `required`: the fields Go serializes without omitempty, which Kubernetes' OpenAPI lists as
- * required; `pointers`: the struct fields Go holds by pointer
- */
-function struct(goName: string, fields: Record<string, BuiltinStructural>, proto: Record<string, number>, description: string, required?: string[], pointers?: string[]): BuiltinStructural {
-  return s.struct(goName, fields, description, { proto, required, pointers });
-}
 
 const nominalSharesDescription = '`nominalConcurrencyShares` (NCS) contributes to the computation of the NominalConcurrencyLimit (NominalCL) of this level. The server\'s concurrency limit (ServerCL) is divided among the Limited priority levels in proportion to their NCS values: NominalCL(i) = ceil( ServerCL * NCS(i) / sum_ncs ). If not specified, this field defaults to a value of 30. Setting this field to zero supports the construction of a "jail" for this priority level that is used to hold some request(s)';
 const lendableDescription = '`lendablePercent` prescribes the fraction of the level\'s NominalCL that can be borrowed by other priority levels. The value of this field must be between 0 and 100, inclusive, and it defaults to 0.';

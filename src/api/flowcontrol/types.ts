@@ -8,6 +8,15 @@ import { s, type BuiltinStructural } from '../schema/builtin-structural.js';
 
 export const flowcontrolGroup = 'flowcontrol.apiserver.orch.io';
 
+/**
+ * A flowcontrol struct with its field numbers. `required`: the fields Go serializes without
+ * omitempty, which Kubernetes' OpenAPI lists as required; `pointers`: the struct fields Go holds
+ * by pointer
+ */
+export function struct(goName: string, fields: Record<string, BuiltinStructural>, proto: Record<string, number>, description: string, required?: string[], pointers?: string[]): BuiltinStructural {
+  return s.struct(goName, fields, description, { proto, required, pointers });
+}
+
 /** Annotation whose value says whether the server may overwrite the spec (Kubernetes: apf.kubernetes.io/autoupdate-spec). */
 export const autoUpdateAnnotation = 'apf.orch.io/autoupdate-spec';
 export const kubernetesAutoUpdateAnnotation = 'apf.kubernetes.io/autoupdate-spec';

@@ -45,18 +45,22 @@ function listSchema(s: BuiltinStructural, goName: string, derive: Derive): ListS
 }
 
 /** A node declared with `s.struct`: a Go struct (custom resources' objects never name a Go type). */
-function isGoStruct(s: BuiltinStructural | undefined): boolean {
-  return s?.type === 'object' && s.goName !== undefined;
+function isGoStruct(s: BuiltinStructural): boolean {
+  return s.type === 'object' && s.goName !== undefined;
 }
 
 function structSchema(s: BuiltinStructural, goName: string, derive: Derive): StructSchema {
   const fields: Record<string, Schema> = {};
-  for (const [k, v] of Object.entries(s.properties ?? {})) setOwn(fields, k, derive(v, goName));
+  // a Go struct's struct fields are held by value unless declared pointers; custom resources' never are
+  const byValue: string[] = [];
+  for (const [k, v] of Object.entries(s.properties ?? {})) {
+    setOwn(fields, k, derive(v, goName));
+    if (s.goName !== undefined && isGoStruct(v) && !s.pointers?.includes(k)) byValue.push(k);
+  }
   const out: StructSchema = { type: 'struct', goName: s.goName ?? goName, fields, description: s.description };
   if (s.mapType === 'atomic') out.structType = 'atomic';
   if (s.required?.length) out.required = s.required;
   if (s.keepsEmpty?.length) out.keepsEmpty = s.keepsEmpty;
-  const byValue = s.goName === undefined ? [] : Object.keys(s.properties ?? {}).filter((k) => isGoStruct(s.properties?.[k]) && !s.pointers?.includes(k));
   if (byValue.length) out.heldByValue = new Set(byValue);
   if (s.preserveUnknownFields) out.preservesUnknownFields = true;
   if (s.proto) out.proto = s.proto;
