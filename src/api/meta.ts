@@ -63,7 +63,7 @@ const managedFieldsEntry = s.struct('ManagedFieldsEntry', {
   fieldsType: s.string('FieldsType is the discriminator for the different fields format and version: FieldsV1.'),
   fieldsV1: s.any('FieldsV1 holds the first JSON version format as described in the "FieldsV1" type.'),
   subresource: s.string('Subresource is the name of the subresource used to update that object.'),
-}, undefined, { proto: { manager: 1, operation: 2, apiVersion: 3, time: 4, fieldsType: 6, fieldsV1: 7, subresource: 8 } });
+}, undefined, { proto: { manager: 1, operation: 2, apiVersion: 3, time: 4, fieldsType: 6, fieldsV1: 7, subresource: 8 }, pointers: ['time'] });
 
 const objectMeta = s.struct('ObjectMeta', {
   name: s.string('Name must be unique within a namespace.'),
@@ -88,6 +88,7 @@ const objectMeta = s.struct('ObjectMeta', {
   },
   // an empty list resets them (the field manager reads it, then stores its own entries or none)
   keepsEmpty: ['managedFields'],
+  pointers: ['deletionTimestamp'],
 });
 export const objectMetaSchema: StructSchema = internalStructOf(objectMeta);
 

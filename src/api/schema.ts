@@ -57,9 +57,9 @@ export interface StructSchema extends Described {
   /** fields Kubernetes' OpenAPI lists as required (those its Go type serializes without omitempty) */
   required?: readonly string[];
   /**
-   * optional fields whose empty list or map the decoder keeps, where it drops other optional fields'
-   * as `omitempty` does: Go serializes it (no omitempty on the tag, as Role's `rules`), or a later
-   * step reads it (`managedFields: []` asks the field manager to reset them)
+   * optional fields with omitempty whose empty list or map the decoder keeps all the same, where it
+   * drops other such fields' as `omitempty` does: a later step reads it (`managedFields: []` asks
+   * the field manager to reset them). Fields without omitempty keep theirs (`writesZero`).
    */
   keepsEmpty?: readonly string[];
   /**
@@ -68,6 +68,12 @@ export interface StructSchema extends Described {
    * and every field of a custom resource (unstructured), are absent until set.
    */
   heldByValue?: ReadonlySet<string>;
+  /**
+   * fields Go's encoder writes even when unset, so that a typed object always has them: those
+   * without omitempty (zero value `""`, `0`, `false` or `null`), structs held by value (`{}`
+   * filled alike) and metav1.Time held by value (`null`). See ./schema/go-zero-values.ts.
+   */
+  writesZero?: readonly string[];
   /**
    * `x-kubernetes-preserve-unknown-fields` on a custom resource's object with properties: fields it
    * does not declare are kept, and apply and managed fields take them as untyped values
@@ -229,7 +235,7 @@ export function decodeValue(schema: Schema, value: unknown, path: string, owner:
         const decoded = decodeValue(fieldSchema, v, fieldPath, schema.goName, outcome);
         // Go's `omitempty`: an optional field's empty map or list is not serialized, so the object
         // Kubernetes stores and answers with has no such field (`annotations: {}` is gone)
-        if (isEmptyCollection(fieldSchema, decoded) && !schema.required?.includes(k) && !schema.keepsEmpty?.includes(k)) continue;
+        if (isEmptyCollection(fieldSchema, decoded) && !schema.required?.includes(k) && !schema.writesZero?.includes(k) && !schema.keepsEmpty?.includes(k)) continue;
         out[k] = decoded;
       }
       return out;

@@ -102,7 +102,7 @@ const crdSchema = s.struct('CustomResourceDefinition', typeAndMeta({
     conditions: s.mapList(condition, ['type'], 'conditions indicate state for particular aspects of a CustomResourceDefinition'),
     acceptedNames: names,
     storedVersions: s.atomicList(s.string(), 'storedVersions lists all versions of CustomResources that were ever persisted.'),
-  }, 'status indicates the actual state of the CustomResourceDefinition'),
+  }, 'status indicates the actual state of the CustomResourceDefinition', { withoutOmitEmpty: ['conditions', 'storedVersions'] }),
 }), 'CustomResourceDefinition represents a resource that should be exposed on the API server.  Its name MUST be in the format <.spec.name>.<.spec.group>.', { required: ['spec'] });
 
 /** Sets a condition, keeping lastTransitionTime when the status did not change (SetCRDCondition). */

@@ -5,6 +5,7 @@
  */
 import { apiVersionOf, type KindDeclaration, type VirtualCreateContext } from '../api/kind.js';
 import type { KObject } from '../api/meta.js';
+import { fillGoZeros } from '../api/schema/go-zero-values.js';
 import type { Services } from '../api/services.js';
 import { decodeBody, type FieldValidation } from '../codec/body-decoder.js';
 import type { ObjectStore } from '../resource-store/object-store.js';
@@ -19,10 +20,12 @@ export interface VirtualCreateDeps {
   maxRequestBodyBytes: number;
 }
 
-/** The answer as Kubernetes writes it: kind and apiVersion of the kind that was asked, first. */
+/** The answer as Kubernetes writes it: kind and apiVersion of the kind that was asked, first, and Go's zero values. */
 function answer(kind: KindDeclaration, object: KObject): KObject {
   const { kind: _k, apiVersion: _v, ...rest } = object;
-  return { kind: kind.kind, apiVersion: apiVersionOf(kind), ...rest };
+  const out: KObject = { kind: kind.kind, apiVersion: apiVersionOf(kind), ...rest };
+  fillGoZeros(kind.schema, out);
+  return out;
 }
 
 async function decode(ex: Exchange, kinds: readonly KindDeclaration[], validation: FieldValidation, maxBytes: number): Promise<{ kind: KindDeclaration; object: KObject }> {

@@ -10,6 +10,7 @@ import { apiVersionOf } from '../api/kind.js';
 import type { KObject, ManagedFieldsEntry } from '../api/meta.js';
 import { goQuote } from '../api/go-quote.js';
 import { formatTime, type Schema } from '../api/schema.js';
+import { zeroObjectOf } from '../api/schema/go-zero-values.js';
 import { compareStrings, pathKey, type PathKey } from './field-path.js';
 import { difference, intersection, parseFieldsV1, recursiveDifference, sameMembers, toFieldsV1, union, type FieldSet } from './field-set.js';
 import { compareObjects, reconcileWithSchema, type Comparison } from './typed-walks.js';
@@ -273,7 +274,8 @@ export function updateManagedFields(next: KObject, old: KObject | undefined, o: 
   const apiVersion = apiVersionOf(o.kind);
   reconcileManaged(o.kind.schema, apiVersion, managed);
   const writer: UpdateWriter = { manager: o.manager, apiVersion, subresource: o.subresource };
-  recordUpdate(o.kind.schema, withoutManagedFields(old), withoutManagedFields(next), managed, writer, resetSet(o.resetFields), o.now);
+  // a create is compared with the kind's empty object as Go encodes it, zeros and all
+  recordUpdate(o.kind.schema, withoutManagedFields(old ?? zeroObjectOf(o.kind.schema) as KObject), withoutManagedFields(next), managed, writer, resetSet(o.resetFields), o.now);
   capUpdateManagers(managed);
   return encodeManagedFields(managed);
 }

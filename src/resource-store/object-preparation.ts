@@ -10,6 +10,7 @@ import { apiVersionOf, type KindDeclaration } from '../api/kind.js';
 import type { KObject, ObjectMeta } from '../api/meta.js';
 import { setOwn } from '../api/own-member.js';
 import { formatTime } from '../api/schema.js';
+import { fillGoZeros } from '../api/schema/go-zero-values.js';
 import { validateManagedFields } from '../api/validation/names.js';
 import { updateManagedFields } from '../patch/managed-fields.js';
 import { errors, type StatusError } from '../status/status-error.js';
@@ -81,10 +82,12 @@ export function prepareCreate(kind: KindDeclaration, body: KObject, namespace: s
   delete meta.selfLink;
   delete meta.generation;
   kind.setDefaults?.(obj);
+  fillGoZeros(kind.schema, obj);
   // ownership as the submitted object has it, defaulted, before the strategy's own changes
   if (!ctx.applied) meta.managedFields = updateManagedFields(obj, undefined, { kind, manager: ctx.manager, now: ctx.now, resetFields: resetFields(kind) });
   if (meta.managedFields?.length === 0) delete meta.managedFields;
   kind.prepareForCreate?.(obj, ctx);
+  fillGoZeros(kind.schema, obj); // what the strategy reset (a status) Go writes empty
   if (kind.tracksGeneration) meta.generation = 1;
   meta.uid = randomUUID();
   meta.creationTimestamp = formatTime(ctx.now);
@@ -116,6 +119,7 @@ export function prepareUpdate(kind: KindDeclaration, body: KObject, stored: Read
     if (obj.metadata.generation === undefined) delete obj.metadata.generation;
   }
   kind.setDefaults?.(obj);
+  fillGoZeros(kind.schema, obj);
   const meta = obj.metadata;
   // ownership as the submitted object has it, defaulted, before the strategy's own changes
   if (!ctx.applied) {
@@ -125,6 +129,7 @@ export function prepareUpdate(kind: KindDeclaration, body: KObject, stored: Read
   }
   if (meta.managedFields?.length === 0) delete meta.managedFields;
   if (!subresource) kind.prepareForUpdate?.(obj, old, ctx);
+  fillGoZeros(kind.schema, obj); // what the strategy or the subresource reset Go writes empty
   // server-owned metadata follows the stored object whatever the body says
   if (!meta.uid) meta.uid = old.metadata.uid;
   meta.creationTimestamp = old.metadata.creationTimestamp;

@@ -7,6 +7,7 @@ import { gunzipSync } from 'node:zlib';
 import { after, before, describe, it } from 'node:test';
 import { builtinKinds } from '../../src/api/registry/builtin.js';
 import { apiVersionOf, type KindDeclaration } from '../../src/api/kind.js';
+import { fillGoZeros } from '../../src/api/schema/go-zero-values.js';
 import { decodeCbor, encodeCbor } from '../../src/codec/cbor.js';
 import { decodeEnvelope } from '../../src/codec/proto/decode.js';
 import { encodeEnvelope } from '../../src/codec/proto/encode.js';
@@ -61,7 +62,12 @@ function decodeResponse(kind: KindDeclaration, encoding: string, body: Buffer): 
   switch (encoding) {
     case 'json': return JSON.parse(body.toString());
     case 'yaml': return fromYaml(body.toString()) as Record<string, unknown>;
-    case 'protobuf': return decodeEnvelope(body, kind.schema).object;
+    case 'protobuf': {
+      // a Go client decodes into the typed struct, whose zeros (`eventTime: null`) JSON then writes
+      const object = decodeEnvelope(body, kind.schema).object;
+      fillGoZeros(kind.schema, object);
+      return object;
+    }
     default: return decodeCbor(body) as Record<string, unknown>;
   }
 }

@@ -51,7 +51,9 @@ describe('core/v1 Events, a view of events.orch.io/v1', () => {
     expectStatus(created, 201, 'create through core');
     assert.equal(created.json.apiVersion, 'v1');
     assert.equal(created.json.kind, 'Event');
-    assert.deepEqual(Object.keys(created.json), ['kind', 'apiVersion', 'metadata', 'involvedObject', 'reason', 'message', 'source', 'firstTimestamp', 'lastTimestamp', 'count', 'type']);
+    // core/v1's Go type writes eventTime (a MicroTime held by value) and the reporting fields (no omitempty) unset
+    assert.deepEqual(Object.keys(created.json), ['kind', 'apiVersion', 'metadata', 'involvedObject', 'reason', 'message', 'source', 'firstTimestamp', 'lastTimestamp', 'count', 'type', 'eventTime', 'reportingComponent', 'reportingInstance']);
+    assert.deepEqual([created.json.eventTime, created.json.reportingComponent, created.json.reportingInstance], [null, '', '']);
     assert.equal(created.json.metadata.managedFields[0].apiVersion, 'v1');
 
     const viaGroup = await request(server, groupPath('legacy'));
@@ -65,7 +67,7 @@ describe('core/v1 Events, a view of events.orch.io/v1', () => {
     assert.equal(viaGroup.json.deprecatedFirstTimestamp, '2025-01-02T03:04:05Z');
     assert.equal(viaGroup.json.deprecatedLastTimestamp, '2025-01-02T03:04:09Z');
     assert.equal(viaGroup.json.deprecatedCount, 3);
-    assert.equal(viaGroup.json.eventTime, undefined, 'an old-style event has no eventTime');
+    assert.equal(viaGroup.json.eventTime, null, 'an old-style event has no eventTime');
     // and the events.k8s.io alias serves it too
     assert.equal((await request(server, `/apis/events.k8s.io/v1/namespaces/${ns}/events/legacy`)).json.note, 'hello from core');
     const listed = await request(server, groupPath());

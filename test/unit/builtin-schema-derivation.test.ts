@@ -7,7 +7,9 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { tokenRequestKind } from '../../src/api/authentication/token-request.js';
 import { leaseKind } from '../../src/api/coordination/lease.js';
+import { coreEventKind } from '../../src/api/core/event.js';
 import { configMapKind } from '../../src/api/core/config-map.js';
 import { eventKind } from '../../src/api/events/event.js';
 import { flowSchemaKind } from '../../src/api/flowcontrol/flow-schema.js';
@@ -19,14 +21,17 @@ import { s } from '../../src/api/schema/builtin-structural.js';
 import { parseStructural, type SchemaProblem } from '../../src/api/schema/structural.js';
 import { internalOf, toInternal } from '../../src/api/schema/to-internal.js';
 
-/** The schema without descriptions (and without keys left undefined), for comparing Go facts. */
+/**
+ * The schema without descriptions (and without keys left undefined), for comparing Go facts;
+ * `writesZero`, derived from the others, has a test of its own.
+ */
 function facts(schema: Schema): unknown {
   const strip = (v: unknown): unknown => {
     if (Array.isArray(v)) return v.map(strip);
     if (v instanceof Set) return [...v].sort();
     if (typeof v !== 'object' || v === null) return v;
     const out: Record<string, unknown> = {};
-    for (const [k, x] of Object.entries(v)) if (k !== 'description' && x !== undefined) out[k] = strip(x);
+    for (const [k, x] of Object.entries(v)) if (k !== 'description' && k !== 'writesZero' && x !== undefined) out[k] = strip(x);
     return out;
   };
   return strip(schema);
@@ -207,6 +212,28 @@ describe('built-in schemas: the internal form derived from the structural declar
         },
       },
     });
+  });
+
+  it('writes zero what Go writes unset: fields without omitempty, structs and times held by value', () => {
+    const fieldsOf = (schema: Schema, ...path: string[]): StructSchema => {
+      let at = schema;
+      for (const p of path) at = (at as StructSchema).fields[p];
+      return at as StructSchema;
+    };
+    // ObjectMeta's creationTimestamp is a metav1.Time, its deletionTimestamp a *metav1.Time
+    assert.deepEqual(objectMetaSchema.writesZero, ['creationTimestamp']);
+    // core/v1: the reporting fields have no omitempty; source is a struct, the timestamps times; series and related are pointers
+    assert.deepEqual(coreEventKind.schema.writesZero, ['metadata', 'involvedObject', 'source', 'firstTimestamp', 'lastTimestamp', 'eventTime', 'reportingComponent', 'reportingInstance']);
+    assert.deepEqual(eventKind.schema.writesZero, ['metadata', 'eventTime', 'regarding', 'deprecatedSource', 'deprecatedFirstTimestamp', 'deprecatedLastTimestamp']);
+    // LeaseSpec holds only pointers: a Lease written without them has `spec: {}`
+    assert.deepEqual(leaseKind.schema.writesZero, ['metadata', 'spec']);
+    assert.equal(fieldsOf(leaseKind.schema, 'spec').writesZero, undefined);
+    // *BoundObjectReference without omitempty, written null; status's token and expiration required
+    assert.deepEqual(fieldsOf(tokenRequestKind.schema, 'spec').writesZero, ['audiences', 'boundObjectRef']);
+    assert.deepEqual(fieldsOf(tokenRequestKind.schema, 'status').writesZero, ['token', 'expirationTimestamp']);
+    // custom resources are unstructured: nothing beyond the ObjectMeta every kind shares
+    const cr = toInternal(parseStructural({ type: 'object', required: ['a'], properties: { a: { type: 'string' }, o: { type: 'object', properties: {} } } }, 'x', []), 'Widget');
+    assert.equal((cr as StructSchema).writesZero, undefined);
   });
 
   it('derives each kind once from the structural schema it declares', () => {

@@ -55,6 +55,8 @@ const tokenRequestSpec = s.struct('TokenRequestSpec', {
   proto: { audiences: 1, expirationSeconds: 4, boundObjectRef: 3 },
   required: ['audiences'],
   pointers: ['boundObjectRef'],
+  // `*BoundObjectReference json:"boundObjectRef"`: a pointer without omitempty, written null
+  withoutOmitEmpty: ['boundObjectRef'],
 });
 
 const tokenRequestStatus = s.struct('TokenRequestStatus', {

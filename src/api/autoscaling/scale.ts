@@ -13,7 +13,7 @@ const scale = s.struct('Scale', typeAndMeta({
   status: s.struct('ScaleStatus', {
     replicas: s.int32('replicas is the actual number of observed instances of the scaled object.'),
     selector: s.string('selector is the label query over pods that should match the replicas count.'),
-  }, 'status is the current status of the scale.'),
+  }, 'status is the current status of the scale.', { required: ['replicas'] }),
 }), 'Scale represents a scaling request for a resource.', { proto: { metadata: 1, spec: 2, status: 3 } });
 
 export const scaleKind: KindDeclaration = builtinKind({

@@ -36,6 +36,7 @@ const leaseSpec = s.struct('LeaseSpec', {
   preferredHolder: s.stringPointer('PreferredHolder signals to a lease holder that the lease has a more optimal holder and should be given up. This field can only be set if Strategy is also set.'),
 }, 'LeaseSpec is a specification of a Lease.', {
   proto: { holderIdentity: 1, leaseDurationSeconds: 2, acquireTime: 3, renewTime: 4, leaseTransitions: 5, strategy: 6, preferredHolder: 7 },
+  pointers: ['acquireTime', 'renewTime'],
 });
 
 /** The strategies Kubernetes defines; others must be qualified names (`example.com/mine`). */

@@ -35,10 +35,21 @@ const coreNameOf = new Map(coreToStorage.map(([core, stored]) => [stored, core])
 const toCore = coreToStorage.map(([core, stored]) => [stored, core] as const);
 const toStored = storageOrder.map((stored) => [coreNameOf.get(stored) ?? stored, stored] as const);
 
+/**
+ * The reporting fields are the only ones whose tags differ: core/v1 writes them without omitempty
+ * (`reportingComponent: ""`), events/v1 with it. Every other field's zero is alike in both.
+ */
+const coreWritesEmpty = new Set(['reportingComponent', 'reportingInstance']);
+
 /** `from` with each field renamed by `pairs`; nested values are shared, as stored objects are never mutated. */
 function renamed(from: Readonly<KObject>, pairs: ReadonlyArray<readonly [string, string]>, typeMeta: { apiVersion: string; kind: string }): KObject {
+  const toCore = typeMeta.apiVersion === 'v1';
   const out: KObject = { kind: typeMeta.kind, apiVersion: typeMeta.apiVersion, metadata: from.metadata };
-  for (const [source, target] of pairs) if (from[source] !== undefined) out[target] = from[source];
+  for (const [source, target] of pairs) {
+    const value = from[source];
+    if (toCore && coreWritesEmpty.has(target)) out[target] = value ?? ''; // written by core/v1, set or not
+    else if (value !== undefined && !(value === '' && coreWritesEmpty.has(source))) out[target] = value; // events/v1 omits ""
+  }
   return out;
 }
 

@@ -93,6 +93,7 @@ const event = s.struct('Event', typeAndMeta({
   },
   required: ['metadata', 'involvedObject'],
   pointers: ['series', 'related'],
+  withoutOmitEmpty: ['reportingComponent', 'reportingInstance'],
 });
 
 /** The core representation read with the internal Event's names, for kubectl's columns. */

@@ -46,7 +46,7 @@ const common = {
 export const roleKind: KindDeclaration = builtinKind({
   ...common, kind: 'Role', listKind: 'RoleList', resource: 'roles', singular: 'role', namespaced: true,
   structural: s.struct('Role', typeAndMeta({ rules: s.atomicList(policyRuleStructural, rulesDescription('Role')) }),
-    'Role is a namespaced, logical grouping of PolicyRules that can be referenced as a unit by a RoleBinding.', { proto: { metadata: 1, rules: 2 }, keepsEmpty: ['rules'] }),
+    'Role is a namespaced, logical grouping of PolicyRules that can be referenced as a unit by a RoleBinding.', { proto: { metadata: 1, rules: 2 }, withoutOmitEmpty: ['rules'] }),
   validate: (obj) => [...validateObjectMeta(obj.metadata, true, 'pathSegment'), ...validateRules((obj as RoleObject).rules, true)],
   validateUpdate: (obj, old) => [
     ...validateObjectMeta(obj.metadata, true, 'pathSegment'), ...validateObjectMetaUpdate(obj.metadata, old.metadata),
@@ -69,7 +69,7 @@ export const clusterRoleKind: KindDeclaration = builtinKind({
   }), 'ClusterRole is a cluster level, logical grouping of PolicyRules that can be referenced as a unit by a RoleBinding or ClusterRoleBinding.', {
     proto: { metadata: 1, rules: 2, aggregationRule: 3 },
     // `json:"rules"`, no omitempty: a role without rules says `rules: []`
-    keepsEmpty: ['rules'],
+    withoutOmitEmpty: ['rules'],
     pointers: ['aggregationRule'],
   }),
   validate: (obj) => [

@@ -19,8 +19,10 @@ export interface BuiltinStructural extends Structural {
   proto?: Readonly<Record<string, number>>;
   /** an object's optional fields whose empty list or map is kept (StructFacts.keepsEmpty) */
   keepsEmpty?: string[];
-  /** an object's struct fields Go holds by pointer (StructFacts.pointers) */
+  /** an object's struct and time fields Go holds by pointer (StructFacts.pointers) */
   pointers?: string[];
+  /** an object's fields whose json tag has no omitempty (StructFacts.withoutOmitEmpty) */
+  withoutOmitEmpty?: string[];
   /**
    * a Go pointer (`*string`, `*int32`): the protobuf codec writes it only when set and keeps a set
    * zero value, where a plain field's zero value is omitted as Go's `omitempty` omits it
@@ -46,10 +48,17 @@ export interface StructFacts {
   /** optional fields whose empty list or map is kept (see StructSchema.keepsEmpty) */
   keepsEmpty?: readonly string[];
   /**
-   * struct fields Go holds by pointer (`Series *EventSeries`): absent until set, where a struct
-   * held by value is always there, even empty (see StructSchema.heldByValue)
+   * struct fields Go holds by pointer (`Series *EventSeries`, `AcquireTime *metav1.MicroTime`):
+   * absent until set, where a struct or a time held by value is always there, even empty or null
+   * (see StructSchema.heldByValue, StructSchema.writesZero)
    */
   pointers?: readonly string[];
+  /**
+   * optional fields whose json tag has no omitempty (`ReportingController string
+   * json:"reportingComponent"`): Go writes their zero value (`""`, `0`, `null`) when unset, and
+   * keeps an empty list or map a client sent. Required fields are written so too.
+   */
+  withoutOmitEmpty?: readonly string[];
 }
 
 interface ListPatch { strategy: PatchStrategy; mergeKey?: string }
@@ -87,6 +96,7 @@ export const s = {
     if (facts.required) node.required = [...facts.required];
     if (facts.keepsEmpty) node.keepsEmpty = [...facts.keepsEmpty];
     if (facts.pointers) node.pointers = [...facts.pointers];
+    if (facts.withoutOmitEmpty) node.withoutOmitEmpty = [...facts.withoutOmitEmpty];
     if (facts.atomic) node.mapType = 'atomic';
     if (facts.proto) node.proto = facts.proto;
     return described(node, description);

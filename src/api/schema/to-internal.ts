@@ -49,19 +49,30 @@ function isGoStruct(s: BuiltinStructural): boolean {
   return s.type === 'object' && s.goName !== undefined;
 }
 
+/** metav1.Time or MicroTime: a Go struct, written `null` when zero */
+function isGoTime(s: BuiltinStructural): boolean {
+  return s.goType === 'Time' || s.goType === 'MicroTime';
+}
+
 function structSchema(s: BuiltinStructural, goName: string, derive: Derive): StructSchema {
   const fields: Record<string, Schema> = {};
   // a Go struct's struct fields are held by value unless declared pointers; custom resources' never are
   const byValue: string[] = [];
+  const writesZero: string[] = [];
   for (const [k, v] of Object.entries(s.properties ?? {})) {
     setOwn(fields, k, derive(v, goName));
-    if (s.goName !== undefined && isGoStruct(v) && !s.pointers?.includes(k)) byValue.push(k);
+    if (s.goName === undefined) continue;
+    const pointer = s.pointers?.includes(k) === true;
+    if (isGoStruct(v) && !pointer) byValue.push(k);
+    // what Go's encoder writes unset: a struct or a time held by value, a field without omitempty
+    if ((!pointer && (isGoStruct(v) || isGoTime(v))) || s.required?.includes(k) || s.withoutOmitEmpty?.includes(k)) writesZero.push(k);
   }
   const out: StructSchema = { type: 'struct', goName: s.goName ?? goName, fields, description: s.description };
   if (s.mapType === 'atomic') out.structType = 'atomic';
   if (s.required?.length) out.required = s.required;
   if (s.keepsEmpty?.length) out.keepsEmpty = s.keepsEmpty;
   if (byValue.length) out.heldByValue = new Set(byValue);
+  if (writesZero.length) out.writesZero = writesZero;
   if (s.preserveUnknownFields) out.preservesUnknownFields = true;
   if (s.proto) out.proto = s.proto;
   return out;
