@@ -106,6 +106,26 @@ export const localObjectReferenceStructural = s.struct('LocalObjectReference', {
   name: s.string('Name of the referent.'),
 }, undefined, { atomic: true, proto: { name: 1 } });
 
+/** metav1.LabelSelectorRequirement and FieldSelectorRequirement: one shape */
+function selectorRequirement(goName: string, what: string, description: string): BuiltinStructural {
+  return s.struct(goName, {
+    key: s.string(`key is the ${what} key that the selector applies to.`),
+    operator: s.string("operator represents a key's relationship to a set of values. Valid operators are In, NotIn, Exists and DoesNotExist."),
+    values: s.atomicList(s.string(), 'values is an array of string values.'),
+  }, description, { proto: { key: 1, operator: 2, values: 3 }, required: ['key', 'operator'] });
+}
+
+export const labelSelectorRequirementStructural = selectorRequirement('LabelSelectorRequirement', 'label',
+  'A label selector requirement is a selector that contains values, a key, and an operator that relates the key and values.');
+
+export const fieldSelectorRequirementStructural = selectorRequirement('FieldSelectorRequirement', 'field',
+  'FieldSelectorRequirement is a selector that contains values, a key, and an operator that relates the key and values.');
+
+export const labelSelectorStructural = s.struct('LabelSelector', {
+  matchLabels: s.map(s.string(), 'matchLabels is a map of {key,value} pairs.'),
+  matchExpressions: s.atomicList(labelSelectorRequirementStructural, 'matchExpressions is a list of label selector requirements. The requirements are ANDed.'),
+}, 'A label selector is a label query over a set of resources.', { proto: { matchLabels: 1, matchExpressions: 2 }, atomic: true });
+
 /** The top-level fields every kind has. */
 export function typeAndMeta(fields: Record<string, BuiltinStructural>): Record<string, BuiltinStructural> {
   return {

@@ -107,6 +107,35 @@ describe('access reviews and kubectl auth under --authorization-mode RBAC', { sk
     assert.equal((await request(server, '/apis/authorization.k8s.io/v1/subjectaccessreviews')).status, 405);
   });
 
+  it('keeps 1.32\'s field and label selector attributes, validated as Kubernetes validates them', async () => {
+    const review = (resourceAttributes: object) => request(server, '/apis/authorization.k8s.io/v1/selfsubjectaccessreviews', {
+      method: 'POST', body: { apiVersion: 'authorization.k8s.io/v1', kind: 'SelfSubjectAccessReview', spec: { resourceAttributes: { verb: 'list', resource: 'configmaps', ...resourceAttributes } } },
+    });
+    const fieldSelector = { requirements: [{ key: 'metadata.name', operator: 'In', values: ['a'] }] };
+    const labelSelector = { rawSelector: 'app=web' };
+    const kept = await review({ fieldSelector, labelSelector });
+    assert.equal(kept.status, 201, kept.body);
+    assert.deepEqual(kept.json.spec.resourceAttributes, { verb: 'list', resource: 'configmaps', fieldSelector, labelSelector });
+    assert.deepEqual(kept.json.status, { allowed: true });
+
+    const both = await review({ fieldSelector: { rawSelector: 'metadata.name=a', requirements: fieldSelector.requirements } });
+    assert.equal(both.status, 422, both.body);
+    assert.equal(both.json.message, 'SelfSubjectAccessReview.authorization.k8s.io "" is invalid: spec.resourceAttributes.fieldSelector.rawSelector: Invalid value: "metadata.name=a": may not specified at the same time as requirements');
+    const neither = await review({ labelSelector: {} });
+    assert.equal(neither.json.message, 'SelfSubjectAccessReview.authorization.k8s.io "" is invalid: spec.resourceAttributes.labelSelector.requirements: Required value: when spec.resourceAttributes.labelSelector is specified, requirements or rawSelector is required');
+    const requirements = await review({
+      fieldSelector: { requirements: [{ key: '', operator: 'Exists', values: ['x'] }, { key: 'spec.x', operator: 'Newer' }] },
+      labelSelector: { requirements: [{ key: 'bad key', operator: 'In' }] },
+    });
+    assert.deepEqual(requirements.json.details.causes.map((c: { field: string; reason: string }) => `${c.reason} ${c.field}`), [
+      'FieldValueRequired spec.resourceAttributes.fieldSelector.requirements[0].key',
+      'FieldValueForbidden spec.resourceAttributes.fieldSelector.requirements[0].values',
+      // an operator the server does not know passes: newer clients may send one
+      'FieldValueRequired spec.resourceAttributes.labelSelector.requirements[0].values',
+      'FieldValueInvalid spec.resourceAttributes.labelSelector.requirements[0].key',
+    ]);
+  });
+
   it('answers every user\'s own SelfSubjectAccessReview, anonymous ones excepted', async () => {
     const body = { apiVersion: 'authorization.k8s.io/v1', kind: 'SelfSubjectAccessReview', spec: { resourceAttributes: { verb: 'list', resource: 'namespaces' } } };
     const jane = await request(server, '/apis/authorization.k8s.io/v1/selfsubjectaccessreviews', { method: 'POST', credentials: userFor(server, 'jane'), body });

@@ -10,6 +10,7 @@ import { builtinKind, type KindDeclaration, type VirtualCreateContext } from '..
 import type { KObject } from '../meta.js';
 import type { BuiltinStructural } from '../schema/builtin-structural.js';
 import { serviceKey } from '../services.js';
+import { isQualifiedName, isValidLabelValue } from '../validation/names.js';
 import { unstoredKindBehaviour } from '../authentication/group.js';
 import {
   localSubjectAccessReviewSchema, selfSubjectAccessReviewSchema, selfSubjectRulesReviewSchema, subjectAccessReviewSchema,
@@ -20,7 +21,12 @@ export const authorizationGroup = 'authorization.orch.io';
 /** The server's own authorizer chain, which the reviews ask. */
 export const accessReviewer = serviceKey<UnionAuthorizer>('authorizer');
 
-interface ResourceAttributes { namespace?: string; verb?: string; group?: string; version?: string; resource?: string; subresource?: string; name?: string }
+interface SelectorRequirement { key?: string; operator?: string; values?: string[] }
+interface SelectorAttributes { rawSelector?: string; requirements?: SelectorRequirement[] }
+interface ResourceAttributes {
+  namespace?: string; verb?: string; group?: string; version?: string; resource?: string; subresource?: string; name?: string;
+  fieldSelector?: SelectorAttributes; labelSelector?: SelectorAttributes;
+}
 interface NonResourceAttributes { path?: string; verb?: string }
 interface AccessReviewSpec {
   resourceAttributes?: ResourceAttributes;
@@ -42,6 +48,55 @@ function validateAttributes(spec: AccessReviewSpec): FieldError[] {
     // Kubernetes passes the nil pointer, which its field errors print as the string "null"
     errs.push(fieldErrors.invalid('spec.resourceAttributes', 'null', 'exactly one of nonResourceAttributes or resourceAttributes must be specified'));
   }
+  const r = spec.resourceAttributes;
+  if (r?.fieldSelector) errs.push(...validateSelector(r.fieldSelector, 'spec.resourceAttributes.fieldSelector', fieldRequirementErrors));
+  if (r?.labelSelector) errs.push(...validateSelector(r.labelSelector, 'spec.resourceAttributes.labelSelector', labelRequirementErrors));
+  return errs;
+}
+
+/**
+ * validateFieldSelectorAttributes / validateLabelSelectorAttributes (AuthorizeWithSelectors, on in
+ * 1.32): requirements or a raw selector, not both; operators newer clients know are let through.
+ */
+function validateSelector(selector: SelectorAttributes, path: string, requirementErrors: (r: SelectorRequirement, path: string) => FieldError[]): FieldError[] {
+  const errs: FieldError[] = [];
+  const requirements = selector.requirements ?? [];
+  if (selector.rawSelector && requirements.length > 0) {
+    errs.push(fieldErrors.invalid(`${path}.rawSelector`, selector.rawSelector, 'may not specified at the same time as requirements'));
+  }
+  if (!selector.rawSelector && requirements.length === 0) {
+    errs.push(fieldErrors.required(`${path}.requirements`, `when ${path} is specified, requirements or rawSelector is required`));
+  }
+  requirements.forEach((r, i) => errs.push(...requirementErrors(r, `${path}.requirements[${i}]`)));
+  return errs;
+}
+
+/** The values rule both requirement kinds share: In/NotIn need values, Exists/DoesNotExist have none. */
+function requirementValueErrors(r: SelectorRequirement, path: string): FieldError[] {
+  const values = r.values ?? [];
+  if ((r.operator === 'In' || r.operator === 'NotIn') && values.length === 0) {
+    return [fieldErrors.required(`${path}.values`, "must be specified when `operator` is 'In' or 'NotIn'")];
+  }
+  if ((r.operator === 'Exists' || r.operator === 'DoesNotExist') && values.length > 0) {
+    return [fieldErrors.forbidden(`${path}.values`, "may not be specified when `operator` is 'Exists' or 'DoesNotExist'")];
+  }
+  return [];
+}
+
+/** ValidateFieldSelectorRequirement */
+function fieldRequirementErrors(r: SelectorRequirement, path: string): FieldError[] {
+  const errs: FieldError[] = r.key ? [] : [fieldErrors.required(`${path}.key`, 'must be specified')];
+  return [...errs, ...requirementValueErrors(r, path)];
+}
+
+/** ValidateLabelSelectorRequirement: the key a qualified name, each value a label value */
+function labelRequirementErrors(r: SelectorRequirement, path: string): FieldError[] {
+  const errs = requirementValueErrors(r, path);
+  const key = r.key ?? '';
+  for (const msg of isQualifiedName(key)) errs.push(fieldErrors.invalid(`${path}.key`, key, msg));
+  (r.values ?? []).forEach((value, i) => {
+    for (const msg of isValidLabelValue(value)) errs.push(fieldErrors.invalid(`${path}.values[${i}]`, value, msg));
+  });
   return errs;
 }
 

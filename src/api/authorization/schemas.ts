@@ -1,10 +1,18 @@
 /** authorization/v1 review types' schemas, with the field numbers of Kubernetes' generated.proto. */
-import { typeAndMeta } from '../meta.js';
+import { fieldSelectorRequirementStructural, labelSelectorRequirementStructural, typeAndMeta } from '../meta.js';
 import { s, type BuiltinStructural } from '../schema/builtin-structural.js';
 
 /** A struct with its field numbers and the fields Go serializes without omitempty. */
 function withProto(schema: BuiltinStructural, proto: Record<string, number>, required?: string[]): BuiltinStructural {
   return required ? { ...schema, proto, required } : { ...schema, proto };
+}
+
+/** FieldSelectorAttributes and LabelSelectorAttributes (AuthorizeWithSelectors, beta and on in 1.32) */
+function selectorAttributes(goName: string, requirement: BuiltinStructural, what: string): BuiltinStructural {
+  return withProto(s.struct(goName, {
+    rawSelector: s.string(`rawSelector is the serialization of a ${what} selector that would be included in a query parameter. Webhook implementations are encouraged to ignore rawSelector. The kube-apiserver's *SubjectAccessReview will parse the rawSelector as long as the requirements are not present.`),
+    requirements: s.atomicList(requirement, `requirements is the parsed interpretation of a ${what} selector. All requirements must be met for a resource instance to match the selector. Webhook implementations should handle requirements, but how to handle them is up to the webhook. Since requirements can only limit the request, it is safe to authorize as unlimited request if the requirements are not understood.`),
+  }, `${goName} indicates a ${what} limited access. Webhook authors are encouraged to * ensure rawSelector and requirements are not both set * consider the requirements field if set * not try to parse or consider the rawSelector field if set.`), { rawSelector: 1, requirements: 2 });
 }
 
 export const resourceAttributesSchema = withProto(s.struct('ResourceAttributes', {
@@ -15,8 +23,10 @@ export const resourceAttributesSchema = withProto(s.struct('ResourceAttributes',
   resource: s.string('Resource is one of the existing resource types.  "*" means all.'),
   subresource: s.string('Subresource is one of the existing resource types.  "" means none.'),
   name: s.string('Name is the name of the resource being requested for a "get" or deleted for a "delete". "" (empty) means all.'),
-}, 'ResourceAttributes includes the authorization attributes available for resource requests to the Authorizer interface'),
-{ namespace: 1, verb: 2, group: 3, version: 4, resource: 5, subresource: 6, name: 7 });
+  fieldSelector: selectorAttributes('FieldSelectorAttributes', fieldSelectorRequirementStructural, 'field'),
+  labelSelector: selectorAttributes('LabelSelectorAttributes', labelSelectorRequirementStructural, 'label'),
+}, 'ResourceAttributes includes the authorization attributes available for resource requests to the Authorizer interface', { pointers: ['fieldSelector', 'labelSelector'] }),
+{ namespace: 1, verb: 2, group: 3, version: 4, resource: 5, subresource: 6, name: 7, fieldSelector: 8, labelSelector: 9 });
 
 export const nonResourceAttributesSchema = withProto(s.struct('NonResourceAttributes', {
   path: s.string('Path is the URL path of the request'),

@@ -5,7 +5,7 @@
  */
 import type { GroupVersionKind } from '../discovery.js';
 import type { KindDeclaration } from '../kind.js';
-import { deleteOptionsSchema, listMetaSchema, listSchemaOf, objectMetaSchema, statusSchema } from '../meta.js';
+import { deleteOptionsSchema, fieldSelectorRequirementStructural, labelSelectorStructural, listMetaSchema, listSchemaOf, objectMetaSchema, statusSchema } from '../meta.js';
 import type { ApiRegistry } from '../registry/api-registry.js';
 import type { Schema, StructSchema } from '../schema.js';
 import { s } from '../schema/builtin-structural.js';
@@ -174,6 +174,9 @@ export function catalogOf(registry: ApiRegistry): Catalog {
   catalog.add(rawExtensionSchema, runtimePackage);
   catalog.add(watchEventSchema, metaPackage, { gvks: everyGroupVersion('WatchEvent') });
   catalog.add(patchSchema, metaPackage);
+  // apimachinery's selector types, shared by kinds of several groups
+  catalog.add(internalStructOf(labelSelectorStructural), metaPackage);
+  catalog.add(internalStructOf(fieldSelectorRequirementStructural), metaPackage);
   for (const discovery of discoverySchemas) {
     catalog.add(discovery, metaPackage, { gvks: core(discovery.goName) });
   }

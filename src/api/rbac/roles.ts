@@ -1,7 +1,7 @@
 /** rbac/v1 Role (namespaced) and ClusterRole (cluster-wide, optionally aggregated): sets of PolicyRules. */
 import { fieldErrors } from '../../status/status-error.js';
 import { allVerbs, builtinKind, defaultUnknownFieldLabelMessage, type KindDeclaration } from '../kind.js';
-import { typeAndMeta, type KObject } from '../meta.js';
+import { labelSelectorStructural, typeAndMeta, type KObject } from '../meta.js';
 import { creationTimestampDescription, nameColumn } from '../printing.js';
 import { s } from '../schema/builtin-structural.js';
 import { validateObjectMeta, validateObjectMetaUpdate } from '../validation/names.js';
@@ -14,22 +14,8 @@ export interface LabelSelectorSpec {
 export interface RoleObject extends KObject { rules?: PolicyRule[] }
 export interface ClusterRoleObject extends RoleObject { aggregationRule?: { clusterRoleSelectors?: LabelSelectorSpec[] } }
 
-const labelSelectorRequirement = s.struct('LabelSelectorRequirement', {
-  key: s.string('key is the label key that the selector applies to.'),
-  operator: s.string("operator represents a key's relationship to a set of values. Valid operators are In, NotIn, Exists and DoesNotExist."),
-  values: s.atomicList(s.string(), 'values is an array of string values.'),
-}, 'A label selector requirement is a selector that contains values, a key, and an operator that relates the key and values.', {
-  proto: { key: 1, operator: 2, values: 3 },
-  required: ['key', 'operator'],
-});
-
-const labelSelector = s.struct('LabelSelector', {
-  matchLabels: s.map(s.string(), 'matchLabels is a map of {key,value} pairs.'),
-  matchExpressions: s.atomicList(labelSelectorRequirement, 'matchExpressions is a list of label selector requirements. The requirements are ANDed.'),
-}, 'A label selector is a label query over a set of resources.', { proto: { matchLabels: 1, matchExpressions: 2 }, atomic: true });
-
 const aggregationRule = s.struct('AggregationRule', {
-  clusterRoleSelectors: s.atomicList(labelSelector, "ClusterRoleSelectors holds a list of selectors which will be used to find ClusterRoles and create the rules. If any of the selectors match, then the ClusterRole's permissions will be added"),
+  clusterRoleSelectors: s.atomicList(labelSelectorStructural, "ClusterRoleSelectors holds a list of selectors which will be used to find ClusterRoles and create the rules. If any of the selectors match, then the ClusterRole's permissions will be added"),
 }, 'AggregationRule describes how to locate ClusterRoles to aggregate into the ClusterRole', { proto: { clusterRoleSelectors: 1 } });
 
 const rulesDescription = (scope: string) => `Rules holds all the PolicyRules for this ${scope}`;
