@@ -41,7 +41,9 @@ export function scaleSubresource(paths: ScaleSubresource): CustomResourceScale {
       const statusOut: Record<string, unknown> = { replicas: valueAt(obj, status) ?? 0 };
       const sel = selector ? valueAt(obj, selector) : undefined;
       if (typeof sel === 'string' && sel) statusOut.selector = sel;
-      return { kind: 'Scale', apiVersion: 'autoscaling/v1', metadata, spec: { replicas: valueAt(obj, spec) ?? 0 }, status: statusOut };
+      // autoscaling/v1's ScaleSpec.replicas has omitempty, ScaleStatus.replicas not: zero is `spec: {}`, `status: {replicas: 0}`
+      const replicas = valueAt(obj, spec) ?? 0;
+      return { kind: 'Scale', apiVersion: 'autoscaling/v1', metadata, spec: replicas === 0 ? {} : { replicas }, status: statusOut };
     },
     project(submitted, stored) {
       const next = copyJson(stored) as KObject;

@@ -153,6 +153,35 @@ authorizers:${webhookAuthorizer(kubeconfig)}
     assert.equal(webhook.requests.filter((r) => r.spec.nonResourceAttributes).length, 0);
   });
 
+  it('tells the webhook what a list narrows itself to, and a review\'s selectors, as parsed requirements', async () => {
+    const erin = userFor(server, 'erin', ['team-a']);
+    const query = new URLSearchParams({ fieldSelector: 'metadata.name=a,metadata.namespace!=b', labelSelector: 'tier in (web,api),!gone,size>3' });
+    assert.equal((await request(server, `/api/v1/namespaces/default/configmaps?${query}`, { credentials: erin })).status, 200);
+    const listed = webhook.requests.filter((r) => r.spec.user === 'erin' && r.spec.resourceAttributes?.fieldSelector).at(-1);
+    assert.deepEqual(listed?.spec.resourceAttributes, {
+      namespace: 'default', verb: 'list', version: 'v1', resource: 'configmaps',
+      // fields: `=` is In and `!=` NotIn, in the parser's order; labels sorted by key, values as a set (sorted), `gt` left out (no authorization/v1 form)
+      fieldSelector: { requirements: [{ key: 'metadata.name', operator: 'In', values: ['a'] }, { key: 'metadata.namespace', operator: 'NotIn', values: ['b'] }] },
+      labelSelector: { requirements: [{ key: 'gone', operator: 'DoesNotExist' }, { key: 'tier', operator: 'In', values: ['api', 'web'] }] },
+    });
+    // a selector that does not parse narrows nothing (the list itself then answers 400)
+    const before = webhook.requests.length;
+    await request(server, '/api/v1/namespaces/default/configmaps?labelSelector=%3D%3D%3D', { credentials: userFor(server, 'erin-2', ['team-a']) });
+    const unparsed = webhook.requests.slice(before).find((r) => r.spec.user === 'erin-2');
+    assert.equal(unparsed?.spec.resourceAttributes?.labelSelector, undefined);
+
+    // a review's raw selector reaches the webhook parsed
+    const review = await request(server, '/apis/authorization.k8s.io/v1/subjectaccessreviews', {
+      method: 'POST', body: {
+        apiVersion: 'authorization.k8s.io/v1', kind: 'SubjectAccessReview',
+        spec: { user: 'erin', groups: ['team-a'], resourceAttributes: { verb: 'list', resource: 'secrets', labelSelector: { rawSelector: 'app=x' } } },
+      },
+    });
+    assert.equal(review.status, 201, review.body);
+    const asked = webhook.requests.filter((r) => r.spec.resourceAttributes?.resource === 'secrets' && r.spec.resourceAttributes?.labelSelector).at(-1);
+    assert.deepEqual(asked?.spec.resourceAttributes?.labelSelector, { requirements: [{ key: 'app', operator: 'In', values: ['x'] }] });
+  });
+
   it('with failurePolicy Deny, a webhook that cannot be reached decides: 500, and RBAC is not asked', async () => {
     webhook.failures = [503, 503, 503, 503, 503];
     const res = await request(server, '/api/v1/namespaces/default/secrets', { credentials: userFor(server, 'gina', ['team-a']) });

@@ -216,6 +216,10 @@ describe('CustomResourceDefinitions', () => {
     const patched = await request(server, `${base}/one/scale`, { method: 'PATCH', body: { spec: { replicas: 7 } }, headers: { 'content-type': 'application/merge-patch+json' } });
     assert.equal(patched.status, 200, patched.body);
     assert.equal(patched.json.spec.replicas, 7);
+    // scaled to zero: ScaleSpec.replicas has omitempty, ScaleStatus.replicas not
+    const zero = await request(server, `${base}/one/scale`, { method: 'PATCH', body: { spec: { replicas: 0 } }, headers: { 'content-type': 'application/merge-patch+json' } });
+    assert.equal(zero.status, 200, zero.body);
+    assert.deepEqual([zero.json.spec, (await request(server, `${base}/one`)).json.spec.replicas], [{}, 0]);
     const invalid = await request(server, `${base}/one/scale`, { method: 'PATCH', body: { spec: { replicas: -1 } }, headers: { 'content-type': 'application/merge-patch+json' } });
     assert.equal(invalid.status, 422, invalid.body);
     const discovery = (await request(server, '/apis/stable.example.com/v1')).json.resources.find((r: any) => r.name === 'widgets/scale');

@@ -4,6 +4,7 @@
  * (pkg/registry/authorization in Kubernetes), never stored.
  */
 import type { Attributes, UnionAuthorizer } from '../../auth/authz/authorizer.js';
+import { fieldSelectorRequirements, labelSelectorRequirements, reviewSelectorRequirements } from '../../auth/authz/selector-requirements.js';
 import type { UserInfo } from '../../auth/user.js';
 import { errors, fieldErrors, type FieldError } from '../../status/status-error.js';
 import { builtinKind, type KindDeclaration, type VirtualCreateContext } from '../kind.js';
@@ -107,10 +108,15 @@ function validateSubject(spec: AccessReviewSpec): FieldError[] {
 function attributesOf(user: UserInfo, spec: AccessReviewSpec): Attributes {
   const r = spec.resourceAttributes;
   if (r) {
-    return {
+    const attributes: Attributes = {
       user, verb: r.verb ?? '', isResourceRequest: true, path: '', namespace: r.namespace ?? '', apiGroup: r.group ?? '',
       apiVersion: r.version ?? '', resource: r.resource ?? '', subresource: r.subresource ?? '', name: r.name ?? '',
     };
+    const fields = reviewSelectorRequirements(r.fieldSelector, fieldSelectorRequirements);
+    const labels = reviewSelectorRequirements(r.labelSelector, labelSelectorRequirements);
+    if (fields) attributes.fieldSelector = fields;
+    if (labels) attributes.labelSelector = labels;
+    return attributes;
   }
   const n = spec.nonResourceAttributes ?? {};
   return { user, verb: n.verb ?? '', isResourceRequest: false, path: n.path ?? '', namespace: '', apiGroup: '', apiVersion: '', resource: '', subresource: '', name: '' };

@@ -4,6 +4,7 @@
  * passes on (k8s.io/apiserver's union authorizer). system:masters is allowed first, always.
  */
 import { privilegedGroup, type UserInfo } from '../user.js';
+import type { SelectorRequirement } from './selector-requirements.js';
 
 export interface Attributes {
   user: UserInfo;
@@ -16,6 +17,12 @@ export interface Attributes {
   resource: string;
   subresource: string;
   name: string;
+  /**
+   * what the request narrows itself to (a list's or watch's selectors, a review's selector
+   * attributes): authorization/v1 requirements, which a webhook receives (AuthorizeWithSelectors)
+   */
+  fieldSelector?: readonly SelectorRequirement[];
+  labelSelector?: readonly SelectorRequirement[];
 }
 
 export type Decision = {

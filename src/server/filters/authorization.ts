@@ -5,17 +5,29 @@
  */
 import type { Attributes, Authorizer, Decision } from '../../auth/authz/authorizer.js';
 import { forbidden } from '../../auth/authz/forbidden.js';
+import { fieldSelectorRequirements, labelSelectorRequirements } from '../../auth/authz/selector-requirements.js';
 import type { UserInfo } from '../../auth/user.js';
 import { errors } from '../../status/status-error.js';
 import type { Filter, Handler } from '../filter.js';
 import type { RequestContext } from '../request-context.js';
 
+/** Verbs whose selectors narrow what they touch (RequestInfoFactory reads them for these only). */
+const selecting = new Set(['list', 'watch', 'deletecollection']);
+
 export function requestAttributes(ctx: RequestContext): Attributes {
   const i = ctx.info;
-  return {
+  const attributes: Attributes = {
     user: ctx.user as UserInfo, verb: i.verb, isResourceRequest: i.isResourceRequest, path: i.path, namespace: i.namespace,
     apiGroup: i.apiGroup, apiVersion: i.apiVersion, resource: i.resource, subresource: i.subresource, name: i.name,
   };
+  if (i.isResourceRequest && selecting.has(i.verb)) {
+    // the first value of each, as Kubernetes reads them straight from the query
+    const fields = ctx.query.get('fieldSelector');
+    const labels = ctx.query.get('labelSelector');
+    if (fields) attributes.fieldSelector = fieldSelectorRequirements(fields);
+    if (labels) attributes.labelSelector = labelSelectorRequirements(labels);
+  }
+  return attributes;
 }
 
 function proceed(d: Decision, attributes: Attributes, ctx: RequestContext, next: Handler): Promise<void> {

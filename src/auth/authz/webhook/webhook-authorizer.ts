@@ -35,11 +35,14 @@ interface ReviewStatus { allowed?: boolean; denied?: boolean; reason?: string; e
 export function reviewSpec(a: Attributes): Record<string, unknown> {
   const spec: Record<string, unknown> = {};
   if (a.isResourceRequest) {
-    const r: Record<string, string> = {};
+    const r: Record<string, unknown> = {};
     for (const [key, value] of [['namespace', a.namespace], ['verb', a.verb], ['group', a.apiGroup], ['version', a.apiVersion],
       ['resource', a.resource], ['subresource', a.subresource], ['name', a.name]] as const) {
       if (value) r[key] = value;
     }
+    // only the parsed requirements: webhooks are asked not to parse a raw selector
+    if (a.fieldSelector) r.fieldSelector = { requirements: a.fieldSelector };
+    if (a.labelSelector) r.labelSelector = { requirements: a.labelSelector };
     spec.resourceAttributes = r;
   } else {
     spec.nonResourceAttributes = { ...(a.path ? { path: a.path } : {}), ...(a.verb ? { verb: a.verb } : {}) };

@@ -1,0 +1,32 @@
+/** The selectors authorizers see (AuthorizeWithSelectors): requests' and reviews', as authorization/v1 requirements. */
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { fieldSelectorRequirements, labelSelectorRequirements, reviewSelectorRequirements } from '../../src/auth/authz/selector-requirements.js';
+
+describe('selector requirements for authorization', () => {
+  it('turns field selector terms into In and NotIn with one value', () => {
+    assert.deepEqual(fieldSelectorRequirements('spec.nodeName==n1,metadata.name!=x'), [
+      { key: 'metadata.name', operator: 'NotIn', values: ['x'] }, { key: 'spec.nodeName', operator: 'In', values: ['n1'] },
+    ]);
+    assert.equal(fieldSelectorRequirements('=,!='), undefined, 'selects everything: nothing narrows');
+    assert.equal(fieldSelectorRequirements('no operator'), undefined, 'does not parse: nothing narrows');
+  });
+
+  it('turns label selector requirements into authorization/v1 operators, leaving out gt and lt', () => {
+    assert.deepEqual(labelSelectorRequirements('a=1,b!=2,c in (y,x),d notin (z),e,!f,g>3,h<4'), [
+      { key: 'a', operator: 'In', values: ['1'] }, { key: 'b', operator: 'NotIn', values: ['2'] },
+      { key: 'c', operator: 'In', values: ['x', 'y'] }, { key: 'd', operator: 'NotIn', values: ['z'] },
+      { key: 'e', operator: 'Exists' }, { key: 'f', operator: 'DoesNotExist' },
+    ]);
+    assert.equal(labelSelectorRequirements('g>3'), undefined, 'only unknown operators: nothing narrows');
+    assert.equal(labelSelectorRequirements('a in ('), undefined);
+  });
+
+  it('takes a review\'s requirements as given, else its raw selector parsed', () => {
+    assert.deepEqual(reviewSelectorRequirements({ requirements: [{ key: 'k', operator: 'In', values: ['v'] }, { key: 'n', operator: 'Newer' }] }, labelSelectorRequirements),
+      [{ key: 'k', operator: 'In', values: ['v'] }]);
+    assert.deepEqual(reviewSelectorRequirements({ rawSelector: 'app=x' }, labelSelectorRequirements), [{ key: 'app', operator: 'In', values: ['x'] }]);
+    assert.equal(reviewSelectorRequirements({}, labelSelectorRequirements), undefined);
+    assert.equal(reviewSelectorRequirements(undefined, fieldSelectorRequirements), undefined);
+  });
+});
