@@ -15,6 +15,8 @@ export interface SelectorRequirement {
   values?: string[];
 }
 
+const knownOperators = new Set<string>(['In', 'NotIn', 'Exists', 'DoesNotExist']);
+
 const labelOperators: Partial<Record<LabelOperator, SelectorRequirement['operator']>> = {
   in: 'In', '=': 'In', '==': 'In', notin: 'NotIn', '!=': 'NotIn', exists: 'Exists', '!': 'DoesNotExist',
 };
@@ -55,8 +57,12 @@ export function reviewSelectorRequirements(
 ): SelectorRequirement[] | undefined {
   if (!selector) return undefined;
   if (selector.requirements?.length) {
-    const known = selector.requirements.filter((r): r is SelectorRequirement => ['In', 'NotIn', 'Exists', 'DoesNotExist'].includes(r.operator ?? ''))
-      .map((r) => (r.values?.length ? { key: r.key ?? '', operator: r.operator, values: [...r.values] } : { key: r.key ?? '', operator: r.operator }));
+    const known: SelectorRequirement[] = [];
+    for (const r of selector.requirements) {
+      const operator = r.operator as SelectorRequirement['operator'];
+      if (!knownOperators.has(operator)) continue;
+      known.push(r.values?.length ? { key: r.key ?? '', operator, values: [...r.values] } : { key: r.key ?? '', operator });
+    }
     return known.length > 0 ? known : undefined;
   }
   return selector.rawSelector ? parse(selector.rawSelector) : undefined;
