@@ -21,26 +21,27 @@ const labelOperators: Partial<Record<LabelOperator, SelectorRequirement['operato
   in: 'In', '=': 'In', '==': 'In', notin: 'NotIn', '!=': 'NotIn', exists: 'Exists', '!': 'DoesNotExist',
 };
 
-/** fields.ParseSelector, then fieldSelectorToAuthorizationAPI: `=` is In, `!=` NotIn, one value each. */
-export function fieldSelectorRequirements(text: string): SelectorRequirement[] | undefined {
-  let selector: FieldSelector;
+/** The selector, or undefined when it does not parse (it then narrows nothing). */
+function parsed<T>(parse: () => T): T | undefined {
   try {
-    selector = FieldSelector.parse(text);
+    return parse();
   } catch {
     return undefined;
   }
+}
+
+/** fields.ParseSelector, then fieldSelectorToAuthorizationAPI: `=` is In, `!=` NotIn, one value each. */
+export function fieldSelectorRequirements(text: string): SelectorRequirement[] | undefined {
+  const selector = parsed(() => FieldSelector.parse(text));
+  if (!selector) return undefined;
   const out = selector.requirements.map((r): SelectorRequirement => ({ key: r.field, operator: r.operator === '=' ? 'In' : 'NotIn', values: [r.value] }));
   return out.length > 0 ? out : undefined;
 }
 
 /** labels.Parse, then labelSelectorToAuthorizationAPI. */
 export function labelSelectorRequirements(text: string): SelectorRequirement[] | undefined {
-  let selector: LabelSelector;
-  try {
-    selector = LabelSelector.parse(text);
-  } catch {
-    return undefined;
-  }
+  const selector = parsed(() => LabelSelector.parse(text));
+  if (!selector) return undefined;
   const out: SelectorRequirement[] = [];
   for (const r of selector.requirements) {
     const operator = labelOperators[r.operator];
