@@ -117,6 +117,16 @@ describe('access reviews and kubectl auth under --authorization-mode RBAC', { sk
     assert.equal(kept.status, 201, kept.body);
     assert.deepEqual(kept.json.spec.resourceAttributes, { verb: 'list', resource: 'configmaps', fieldSelector, labelSelector });
     assert.deepEqual(kept.json.status, { allowed: true });
+    // what the review cannot read narrows nothing, and its status says so (BuildEvaluationError)
+    const unread = await review({
+      fieldSelector: { rawSelector: 'no operator' },
+      labelSelector: { requirements: [{ key: 'app', operator: 'In', values: ['a'] }, { key: 'tier', operator: 'Newer' }] },
+    });
+    assert.equal(unread.status, 201, unread.body);
+    assert.deepEqual(unread.json.status, {
+      allowed: true,
+      evaluationError: 'spec.resourceAttributes.fieldSelector ignored due to parse error; spec.resourceAttributes.labelSelector partially ignored due to parse error',
+    });
 
     const both = await review({ fieldSelector: { rawSelector: 'metadata.name=a', requirements: fieldSelector.requirements } });
     assert.equal(both.status, 422, both.body);

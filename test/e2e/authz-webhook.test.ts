@@ -180,6 +180,7 @@ authorizers:${webhookAuthorizer(kubeconfig)}
     assert.equal(review.status, 201, review.body);
     const asked = webhook.requests.filter((r) => r.spec.resourceAttributes?.resource === 'secrets' && r.spec.resourceAttributes?.labelSelector).at(-1);
     assert.deepEqual(asked?.spec.resourceAttributes?.labelSelector, { requirements: [{ key: 'app', operator: 'In', values: ['x'] }] });
+    assert.equal(asked?.spec.resourceAttributes?.version, '*', 'a review naming no version asks about every version');
   });
 
   it('with failurePolicy Deny, a webhook that cannot be reached decides: 500, and RBAC is not asked', async () => {

@@ -1,7 +1,7 @@
 /** The selectors authorizers see (AuthorizeWithSelectors): requests' and reviews', as authorization/v1 requirements. */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { fieldSelectorRequirements, labelSelectorRequirements, reviewSelectorRequirements } from '../../src/auth/authz/selector-requirements.js';
+import { fieldSelectorRequirements, labelSelectorRequirements, reviewFieldSelector, reviewLabelSelector } from '../../src/auth/authz/selector-requirements.js';
 
 describe('selector requirements for authorization', () => {
   it('turns field selector terms into In and NotIn with one value', () => {
@@ -22,11 +22,19 @@ describe('selector requirements for authorization', () => {
     assert.equal(labelSelectorRequirements('a in ('), undefined);
   });
 
-  it('takes a review\'s requirements as given, else its raw selector parsed', () => {
-    assert.deepEqual(reviewSelectorRequirements({ requirements: [{ key: 'k', operator: 'In', values: ['v'] }, { key: 'n', operator: 'Newer' }] }, labelSelectorRequirements),
-      [{ key: 'k', operator: 'In', values: ['v'] }]);
-    assert.deepEqual(reviewSelectorRequirements({ rawSelector: 'app=x' }, labelSelectorRequirements), [{ key: 'app', operator: 'In', values: ['x'] }]);
-    assert.equal(reviewSelectorRequirements({}, labelSelectorRequirements), undefined);
-    assert.equal(reviewSelectorRequirements(undefined, fieldSelectorRequirements), undefined);
+  it('reads a review\'s requirements as ResourceAttributesFrom does, else its raw selector, and says what it could not read', () => {
+    assert.deepEqual(reviewLabelSelector({ requirements: [{ key: 'k', operator: 'In', values: ['v'] }, { key: 'n', operator: 'Newer' }] }),
+      { requirements: [{ key: 'k', operator: 'In', values: ['v'] }], ignored: 'partially ignored' });
+    assert.deepEqual(reviewLabelSelector({ requirements: [{ key: 'n', operator: 'Newer' }] }), { requirements: undefined, ignored: 'ignored' });
+    // requirements win over a raw selector
+    assert.deepEqual(reviewLabelSelector({ rawSelector: 'app=x', requirements: [{ key: 'e', operator: 'Exists' }] }), { requirements: [{ key: 'e', operator: 'Exists' }] });
+    assert.deepEqual(reviewLabelSelector({ rawSelector: 'app=x' }), { requirements: [{ key: 'app', operator: 'In', values: ['x'] }] });
+    assert.deepEqual(reviewLabelSelector({ rawSelector: 'a in (' }), { requirements: undefined, ignored: 'ignored' });
+    // fields: In and NotIn with exactly one value; Exists and more values cannot be read
+    assert.deepEqual(reviewFieldSelector({ requirements: [{ key: 'a', operator: 'NotIn', values: ['1'] }, { key: 'b', operator: 'In', values: ['1', '2'] }, { key: 'c', operator: 'Exists' }] }),
+      { requirements: [{ key: 'a', operator: 'NotIn', values: ['1'] }], ignored: 'partially ignored' });
+    assert.deepEqual(reviewFieldSelector({ rawSelector: 'x' }), { requirements: undefined, ignored: 'ignored' });
+    assert.deepEqual(reviewFieldSelector({}), { requirements: undefined });
+    assert.deepEqual(reviewLabelSelector(undefined), { requirements: undefined });
   });
 });

@@ -4,7 +4,7 @@
  * (pkg/registry/authorization in Kubernetes), never stored.
  */
 import type { Attributes, UnionAuthorizer } from '../../auth/authz/authorizer.js';
-import { fieldSelectorRequirements, labelSelectorRequirements, reviewSelectorRequirements } from '../../auth/authz/selector-requirements.js';
+import { reviewFieldSelector, reviewLabelSelector } from '../../auth/authz/selector-requirements.js';
 import type { UserInfo } from '../../auth/user.js';
 import { errors, fieldErrors, type FieldError } from '../../status/status-error.js';
 import { builtinKind, type KindDeclaration, type VirtualCreateContext } from '../kind.js';
@@ -105,21 +105,31 @@ function validateSubject(spec: AccessReviewSpec): FieldError[] {
   return spec.user || spec.groups?.length ? [] : [fieldErrors.invalid('spec.user', spec.user ?? '', 'at least one of user or group must be specified')];
 }
 
-function attributesOf(user: UserInfo, spec: AccessReviewSpec): Attributes {
+/** A review's question as authorizer attributes (ResourceAttributesFrom), and what of its selectors could not be read. */
+interface Question { attributes: Attributes; unread: string[] }
+
+function questionOf(user: UserInfo, spec: AccessReviewSpec): Question {
   const r = spec.resourceAttributes;
-  if (r) {
-    const attributes: Attributes = {
-      user, verb: r.verb ?? '', isResourceRequest: true, path: '', namespace: r.namespace ?? '', apiGroup: r.group ?? '',
-      apiVersion: r.version ?? '', resource: r.resource ?? '', subresource: r.subresource ?? '', name: r.name ?? '',
+  if (!r) {
+    const n = spec.nonResourceAttributes ?? {};
+    return {
+      attributes: { user, verb: n.verb ?? '', isResourceRequest: false, path: n.path ?? '', namespace: '', apiGroup: '', apiVersion: '', resource: '', subresource: '', name: '' },
+      unread: [],
     };
-    const fields = reviewSelectorRequirements(r.fieldSelector, fieldSelectorRequirements);
-    const labels = reviewSelectorRequirements(r.labelSelector, labelSelectorRequirements);
-    if (fields) attributes.fieldSelector = fields;
-    if (labels) attributes.labelSelector = labels;
-    return attributes;
   }
-  const n = spec.nonResourceAttributes ?? {};
-  return { user, verb: n.verb ?? '', isResourceRequest: false, path: n.path ?? '', namespace: '', apiGroup: '', apiVersion: '', resource: '', subresource: '', name: '' };
+  const attributes: Attributes = {
+    user, verb: r.verb ?? '', isResourceRequest: true, path: '', namespace: r.namespace ?? '', apiGroup: r.group ?? '',
+    // matchAllVersionIfEmpty: a review naming no version asks about every version
+    apiVersion: r.version || '*', resource: r.resource ?? '', subresource: r.subresource ?? '', name: r.name ?? '',
+  };
+  const unread: string[] = [];
+  const fields = reviewFieldSelector(r.fieldSelector);
+  const labels = reviewLabelSelector(r.labelSelector);
+  if (fields.requirements) attributes.fieldSelector = fields.requirements;
+  if (labels.requirements) attributes.labelSelector = labels.requirements;
+  if (fields.ignored) unread.push(`spec.resourceAttributes.fieldSelector ${fields.ignored} due to parse error`);
+  if (labels.ignored) unread.push(`spec.resourceAttributes.labelSelector ${labels.ignored} due to parse error`);
+  return { attributes, unread };
 }
 
 function specUser(spec: AccessReviewSpec): UserInfo {
@@ -146,12 +156,14 @@ function reviewKind(kind: string, structural: BuiltinStructural, namespaced: boo
   });
 }
 
-async function accessStatus(authorizer: UnionAuthorizer, attributes: Attributes): Promise<Record<string, unknown>> {
+async function accessStatus(authorizer: UnionAuthorizer, { attributes, unread }: Question): Promise<Record<string, unknown>> {
   const d = await authorizer.authorize(attributes);
   const status: Record<string, unknown> = { allowed: d.decision === 'Allow' };
   if (d.decision === 'Deny') status.denied = true;
   if (d.reason) status.reason = d.reason;
-  if (d.error) status.evaluationError = d.error;
+  // BuildEvaluationError: the authorizer's error, then the selectors the review could not read
+  const evaluationErrors = d.error ? [d.error, ...unread] : unread;
+  if (evaluationErrors.length > 0) status.evaluationError = evaluationErrors.join('; ');
   return status;
 }
 
@@ -160,7 +172,7 @@ const authorizerOf = (ctx: VirtualCreateContext): UnionAuthorizer => ctx.service
 /** The four review kinds, answered by the server's authorizer. */
 export const accessReviewKinds: readonly KindDeclaration[] = [
   reviewKind('SubjectAccessReview', subjectAccessReviewSchema, false, (spec) => [...validateAttributes(spec), ...validateSubject(spec)],
-    (review, ctx) => accessStatus(authorizerOf(ctx), attributesOf(specUser(review.spec ?? {}), review.spec ?? {}))),
+    (review, ctx) => accessStatus(authorizerOf(ctx), questionOf(specUser(review.spec ?? {}), review.spec ?? {}))),
   reviewKind('LocalSubjectAccessReview', localSubjectAccessReviewSchema, true, (spec) => [
     ...validateAttributes(spec), ...validateSubject(spec),
     ...(spec.nonResourceAttributes ? [fieldErrors.invalid('spec.nonResourceAttributes', spec.nonResourceAttributes, 'disallowed on this kind of request')] : []),
@@ -169,10 +181,10 @@ export const accessReviewKinds: readonly KindDeclaration[] = [
     const namespace = ctx.namespace ?? '';
     const attributes = spec.resourceAttributes ?? {};
     if (attributes.namespace && attributes.namespace !== namespace) throw errors.badRequest(`spec.resourceAttributes.namespace must match namespace: ${namespace}`);
-    return accessStatus(authorizerOf(ctx), attributesOf(specUser(spec), { ...spec, resourceAttributes: { ...attributes, namespace } }));
+    return accessStatus(authorizerOf(ctx), questionOf(specUser(spec), { ...spec, resourceAttributes: { ...attributes, namespace } }));
   }),
   reviewKind('SelfSubjectAccessReview', selfSubjectAccessReviewSchema, false, validateAttributes,
-    (review, ctx) => accessStatus(authorizerOf(ctx), attributesOf(requestUser(ctx), review.spec ?? {}))),
+    (review, ctx) => accessStatus(authorizerOf(ctx), questionOf(requestUser(ctx), review.spec ?? {}))),
   reviewKind('SelfSubjectRulesReview', selfSubjectRulesReviewSchema, false, () => [], (review, ctx) => {
     const namespace = review.spec?.namespace;
     if (!namespace) throw errors.badRequest('no namespace on request');

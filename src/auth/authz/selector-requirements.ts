@@ -2,8 +2,8 @@
  * The selectors a request narrows itself to, as authorizers see them (AuthorizeWithSelectors,
  * beta and on in Kubernetes 1.32): a list, watch or deletecollection's `fieldSelector` and
  * `labelSelector`, or a review's selector attributes, as authorization/v1 requirements. As in
- * Kubernetes, a selector that does not parse narrows nothing, and a requirement whose operator has
- * no authorization/v1 form (a label's `gt`, `lt`) is left out: requirements only narrow, so what
+ * Kubernetes, a selector that does not parse narrows nothing, and a requirement that cannot be
+ * read (a label's `gt`, an operator unknown here) is left out: requirements only narrow, so what
  * remains is as broad as the request or broader.
  */
 import { FieldSelector } from '../../api/selection/field-selector.js';
@@ -15,13 +15,26 @@ export interface SelectorRequirement {
   values?: string[];
 }
 
+/** What a selector narrows to, and whether part of it could not be read (a review says so). */
+export interface ReadSelector {
+  requirements: SelectorRequirement[] | undefined;
+  ignored?: 'partially ignored' | 'ignored';
+}
+
+interface SelectorAttributes { rawSelector?: string; requirements?: ReadonlyArray<{ key?: string; operator?: string; values?: string[] }> }
+
 const knownOperators = new Set<string>(['In', 'NotIn', 'Exists', 'DoesNotExist']);
 
 const labelOperators: Partial<Record<LabelOperator, SelectorRequirement['operator']>> = {
   in: 'In', '=': 'In', '==': 'In', notin: 'NotIn', '!=': 'NotIn', exists: 'Exists', '!': 'DoesNotExist',
 };
 
-/** The selector, or undefined when it does not parse (it then narrows nothing). */
+function read(requirements: SelectorRequirement[], failed: boolean): ReadSelector {
+  const some = requirements.length > 0 ? requirements : undefined;
+  return failed ? { requirements: some, ignored: some ? 'partially ignored' : 'ignored' } : { requirements: some };
+}
+
+/** The selector, or undefined when it does not parse. */
 function parsed<T>(parse: () => T): T | undefined {
   try {
     return parse();
@@ -31,40 +44,66 @@ function parsed<T>(parse: () => T): T | undefined {
 }
 
 /** fields.ParseSelector, then fieldSelectorToAuthorizationAPI: `=` is In, `!=` NotIn, one value each. */
-export function fieldSelectorRequirements(text: string): SelectorRequirement[] | undefined {
+function readFieldText(text: string): ReadSelector {
   const selector = parsed(() => FieldSelector.parse(text));
-  if (!selector) return undefined;
-  const out = selector.requirements.map((r): SelectorRequirement => ({ key: r.field, operator: r.operator === '=' ? 'In' : 'NotIn', values: [r.value] }));
-  return out.length > 0 ? out : undefined;
+  if (!selector) return read([], true);
+  return read(selector.requirements.map((r) => ({ key: r.field, operator: r.operator === '=' ? 'In' : 'NotIn', values: [r.value] })), false);
 }
 
-/** labels.Parse, then labelSelectorToAuthorizationAPI. */
-export function labelSelectorRequirements(text: string): SelectorRequirement[] | undefined {
+/** labels.Parse, then labelSelectorToAuthorizationAPI (which leaves out what it has no operator for). */
+function readLabelText(text: string): ReadSelector {
   const selector = parsed(() => LabelSelector.parse(text));
-  if (!selector) return undefined;
+  if (!selector) return read([], true);
   const out: SelectorRequirement[] = [];
   for (const r of selector.requirements) {
     const operator = labelOperators[r.operator];
     if (operator === undefined) continue;
     out.push(r.values.length > 0 ? { key: r.key, operator, values: [...r.values] } : { key: r.key, operator });
   }
-  return out.length > 0 ? out : undefined;
+  return read(out, false);
 }
 
-/** A review's selector attributes: its requirements as given (those with an operator authorizers know), else its raw selector parsed. */
-export function reviewSelectorRequirements(
-  selector: { rawSelector?: string; requirements?: ReadonlyArray<{ key?: string; operator?: string; values?: string[] }> } | undefined,
-  parse: (text: string) => SelectorRequirement[] | undefined,
-): SelectorRequirement[] | undefined {
-  if (!selector) return undefined;
-  if (selector.requirements?.length) {
-    const known: SelectorRequirement[] = [];
+export function fieldSelectorRequirements(text: string): SelectorRequirement[] | undefined {
+  return readFieldText(text).requirements;
+}
+
+export function labelSelectorRequirements(text: string): SelectorRequirement[] | undefined {
+  return readLabelText(text).requirements;
+}
+
+/**
+ * A review's field selector (ResourceAttributesFrom): its requirements when it has any, as
+ * fieldSelectorAsSelector reads them (In and NotIn with exactly one value; Exists, DoesNotExist,
+ * more values and unknown operators cannot be read), else its raw selector parsed.
+ */
+export function reviewFieldSelector(selector: SelectorAttributes | undefined): ReadSelector {
+  if (selector?.requirements?.length) {
+    const out: SelectorRequirement[] = [];
+    let failed = false;
+    for (const r of selector.requirements) {
+      if ((r.operator === 'In' || r.operator === 'NotIn') && r.values?.length === 1) out.push({ key: r.key ?? '', operator: r.operator, values: [r.values[0]] });
+      else failed = true;
+    }
+    return read(out, failed);
+  }
+  return selector?.rawSelector ? readFieldText(selector.rawSelector) : { requirements: undefined };
+}
+
+/**
+ * A review's label selector (ResourceAttributesFrom): its requirements when it has any, as
+ * labelSelectorAsSelector reads them (the four operators; validation refused the rest of what it
+ * checks), else its raw selector parsed.
+ */
+export function reviewLabelSelector(selector: SelectorAttributes | undefined): ReadSelector {
+  if (selector?.requirements?.length) {
+    const out: SelectorRequirement[] = [];
+    let failed = false;
     for (const r of selector.requirements) {
       const operator = r.operator as SelectorRequirement['operator'];
-      if (!knownOperators.has(operator)) continue;
-      known.push(r.values?.length ? { key: r.key ?? '', operator, values: [...r.values] } : { key: r.key ?? '', operator });
+      if (!knownOperators.has(operator)) { failed = true; continue; }
+      out.push(r.values?.length ? { key: r.key ?? '', operator, values: [...r.values] } : { key: r.key ?? '', operator });
     }
-    return known.length > 0 ? known : undefined;
+    return read(out, failed);
   }
-  return selector.rawSelector ? parse(selector.rawSelector) : undefined;
+  return selector?.rawSelector ? readLabelText(selector.rawSelector) : { requirements: undefined };
 }
