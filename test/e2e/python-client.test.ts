@@ -1,6 +1,6 @@
 /**
  * The Kubernetes Python client (Debian's python3-kubernetes), unchanged, against a real server:
- * typed APIs of several groups, errors, watch, the dynamic client over discovery and the client's
+ * typed APIs of several groups, errors, watch, custom resources, the dynamic client over discovery and the client's
  * own leader election (test/e2e/python/client_check.py). Skipped with a reason where the client is
  * not installed, except under CI, which installs it.
  */
@@ -82,6 +82,11 @@ describe('the Kubernetes Python client', { skip: missing ?? false }, () => {
     for (const g of ['coordination.k8s.io', 'events.k8s.io', 'rbac.authorization.k8s.io', 'apiextensions.k8s.io']) assert.ok(groups.includes(g), g);
     assert.ok(ok('core resources').includes('configmaps'));
     assert.deepEqual(ok('dynamic leases'), ['lock']);
+  });
+
+  it('defines a CustomResourceDefinition and writes its objects through CustomObjectsApi', () => {
+    // the merge patch keeps what the create set
+    assert.deepEqual(ok('custom resources'), [['g1', { size: 1, color: 'red' }]]);
   });
 
   it('watches, and elects a leader with its ConfigMap lock', () => {

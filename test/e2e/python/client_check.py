@@ -58,6 +58,29 @@ def watched():
 
 
 step('watch', watched)
+
+
+def custom_resources():
+    ext = client.ApiextensionsV1Api(api)
+    ext.create_custom_resource_definition(client.V1CustomResourceDefinition(
+        metadata=meta('gadgets.python.example.com'),
+        spec=client.V1CustomResourceDefinitionSpec(
+            group='python.example.com', scope='Namespaced', names=client.V1CustomResourceDefinitionNames(plural='gadgets', kind='Gadget'),
+            versions=[client.V1CustomResourceDefinitionVersion(name='v1', served=True, storage=True, schema=client.V1CustomResourceValidation(
+                open_apiv3_schema=client.V1JSONSchemaProps(type='object', properties={'spec': client.V1JSONSchemaProps(type='object', x_kubernetes_preserve_unknown_fields=True)})))])))
+    for _ in range(50):
+        conditions = ext.read_custom_resource_definition('gadgets.python.example.com').status.conditions or []
+        if any(c.type == 'Established' and c.status == 'True' for c in conditions):
+            break
+        time.sleep(0.1)
+    objects = client.CustomObjectsApi(api)
+    objects.create_namespaced_custom_object('python.example.com', 'v1', ns, 'gadgets', {'apiVersion': 'python.example.com/v1', 'kind': 'Gadget', 'metadata': {'name': 'g1'}, 'spec': {'size': 1}})
+    objects.patch_namespaced_custom_object('python.example.com', 'v1', ns, 'gadgets', 'g1', {'spec': {'color': 'red'}})
+    listed = objects.list_namespaced_custom_object('python.example.com', 'v1', ns, 'gadgets')['items']
+    return [[o['metadata']['name'], o['spec']] for o in listed]
+
+
+step('custom resources', custom_resources)
 step('dynamic leases', lambda: [l.metadata.name for l in dynamic.DynamicClient(api).resources.get(api_version='coordination.k8s.io/v1', kind='Lease').get(namespace=ns).items])
 
 
