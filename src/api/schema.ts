@@ -235,7 +235,8 @@ export function decodeValue(schema: Schema, value: unknown, path: string, owner:
         const decoded = decodeValue(fieldSchema, v, fieldPath, schema.goName, outcome);
         // Go's `omitempty`: an optional field's empty map or list is not serialized, so the object
         // Kubernetes stores and answers with has no such field (`annotations: {}` is gone)
-        if (isEmptyCollection(fieldSchema, decoded) && !schema.required?.includes(k) && !schema.writesZero?.includes(k) && !schema.keepsEmpty?.includes(k)) continue;
+        // (a field without omitempty, required ones included, keeps it: writesZero)
+        if (isEmptyCollection(fieldSchema, decoded) && !schema.writesZero?.includes(k) && !schema.keepsEmpty?.includes(k)) continue;
         out[k] = decoded;
       }
       return out;

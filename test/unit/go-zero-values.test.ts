@@ -1,6 +1,8 @@
 /** fillGoZeros: what a Go type's encoder writes for fields a built-in object leaves unset. */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import fc from 'fast-check';
+import { builtinKinds } from '../../src/api/registry/builtin.js';
 import type { StructSchema } from '../../src/api/schema.js';
 import { s } from '../../src/api/schema/builtin-structural.js';
 import { fillGoZeros, zeroObjectOf } from '../../src/api/schema/go-zero-values.js';
@@ -80,5 +82,19 @@ describe('Go zero values', () => {
     const tree: Record<string, unknown> = { children: [{ children: [{}] }] };
     fillGoZeros(node, tree);
     assert.deepEqual(tree, { name: '', children: [{ name: '', children: [{ name: '' }] }] });
+  });
+
+  it('fills any JSON value under every built-in kind without throwing, and a second fill changes nothing (fast-check)', () => {
+    const json = fc.letrec((tie) => ({
+      value: fc.oneof({ depthSize: 'small' }, fc.constant(null), fc.boolean(), fc.integer(), fc.string(), tie('array'), tie('object')),
+      array: fc.array(tie('value'), { maxLength: 3 }),
+      object: fc.dictionary(fc.oneof(fc.string(), fc.constantFrom('metadata', 'spec', 'status', 'items', 'rules', 'source', 'ownerReferences', '__proto__')), tie('value'), { maxKeys: 4, noNullPrototype: true }),
+    })).value;
+    fc.assert(fc.property(fc.constantFrom(...builtinKinds), fc.dictionary(fc.constantFrom('metadata', 'spec', 'status', 'rules', 'source', 'involvedObject', 'series'), json, { maxKeys: 4 }), (kind, obj) => {
+      fillGoZeros(kind.schema, obj);
+      const once = JSON.stringify(obj);
+      fillGoZeros(kind.schema, obj);
+      assert.equal(JSON.stringify(obj), once);
+    }), { numRuns: 500 });
   });
 });

@@ -1,6 +1,7 @@
 /** The selectors authorizers see (AuthorizeWithSelectors): requests' and reviews', as authorization/v1 requirements. */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import fc from 'fast-check';
 import { fieldSelectorRequirements, labelSelectorRequirements, reviewFieldSelector, reviewLabelSelector } from '../../src/auth/authz/selector-requirements.js';
 
 describe('selector requirements for authorization', () => {
@@ -36,5 +37,18 @@ describe('selector requirements for authorization', () => {
     assert.deepEqual(reviewFieldSelector({ rawSelector: 'x' }), { requirements: undefined, ignored: 'ignored' });
     assert.deepEqual(reviewFieldSelector({}), { requirements: undefined });
     assert.deepEqual(reviewLabelSelector(undefined), { requirements: undefined });
+  });
+
+  it('never throws on any selector text or review attributes (fast-check)', () => {
+    const text = fc.oneof(fc.string(), fc.stringMatching(/^[a-z!=<>(), .\\-]{0,24}$/));
+    const requirement = fc.record({ key: fc.option(fc.string(), { nil: undefined }), operator: fc.option(fc.oneof(fc.string(), fc.constantFrom('In', 'NotIn', 'Exists', 'DoesNotExist')), { nil: undefined }), values: fc.option(fc.array(fc.string(), { maxLength: 3 }), { nil: undefined }) });
+    const attributes = fc.option(fc.record({ rawSelector: fc.option(text, { nil: undefined }), requirements: fc.option(fc.array(requirement, { maxLength: 3 }), { nil: undefined }) }), { nil: undefined });
+    fc.assert(fc.property(text, attributes, (raw, review) => {
+      for (const read of [fieldSelectorRequirements(raw), labelSelectorRequirements(raw), reviewFieldSelector(review).requirements, reviewLabelSelector(review).requirements]) {
+        // what is read is authorization/v1 requirements, or nothing
+        for (const r of read ?? []) assert.ok(['In', 'NotIn', 'Exists', 'DoesNotExist'].includes(r.operator));
+        if (read) assert.ok(read.length > 0);
+      }
+    }), { numRuns: 500 });
   });
 });

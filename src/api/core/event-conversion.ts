@@ -39,21 +39,26 @@ const toStored = storageOrder.map((stored) => [coreNameOf.get(stored) ?? stored,
  * The reporting fields are the only ones whose tags differ: core/v1 writes them without omitempty
  * (`reportingComponent: ""`), events/v1 with it. Every other field's zero is alike in both.
  */
-const coreWritesEmpty = new Set(['reportingComponent', 'reportingInstance']);
+const reportingFields = new Set(['reportingComponent', 'reportingController', 'reportingInstance']);
+
+/** What the representation produced does with an empty reporting field: core/v1 writes it, events/v1 omits it. */
+type EmptyReporting = 'written' | 'omitted';
 
 /** `from` with each field renamed by `pairs`; nested values are shared, as stored objects are never mutated. */
-function renamed(from: Readonly<KObject>, pairs: ReadonlyArray<readonly [string, string]>, typeMeta: { apiVersion: string; kind: string }): KObject {
-  const toCore = typeMeta.apiVersion === 'v1';
+function renamed(from: Readonly<KObject>, pairs: ReadonlyArray<readonly [string, string]>, typeMeta: { apiVersion: string; kind: string }, emptyReporting: EmptyReporting): KObject {
   const out: KObject = { kind: typeMeta.kind, apiVersion: typeMeta.apiVersion, metadata: from.metadata };
   for (const [source, target] of pairs) {
     const value = from[source];
-    if (toCore && coreWritesEmpty.has(target)) out[target] = value ?? ''; // written by core/v1, set or not
-    else if (value !== undefined && !(value === '' && coreWritesEmpty.has(source))) out[target] = value; // events/v1 omits ""
+    if ((value === undefined || value === '') && reportingFields.has(target)) {
+      if (emptyReporting === 'written') out[target] = '';
+    } else if (value !== undefined) {
+      out[target] = value;
+    }
   }
   return out;
 }
 
 export const coreEventConversion: Conversion = {
-  fromStorage: (stored) => renamed(stored, toCore, { apiVersion: 'v1', kind: 'Event' }),
-  toStorage: (served) => renamed(served, toStored, { apiVersion: 'events.orch.io/v1', kind: 'Event' }),
+  fromStorage: (stored) => renamed(stored, toCore, { apiVersion: 'v1', kind: 'Event' }, 'written'),
+  toStorage: (served) => renamed(served, toStored, { apiVersion: 'events.orch.io/v1', kind: 'Event' }, 'omitted'),
 };
