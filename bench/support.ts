@@ -30,6 +30,22 @@ export function call(server: TestServer, agent: Agent, method: string, path: str
 }
 
 /** Runs `task` for indices 0..n-1 with at most `concurrency` in flight. */
+/** Scrapes the server's /metrics once a second (as an operator's Prometheus would) until stopped; `onScrape` counts them. */
+export function scrapeMetricsEverySecond(server: TestServer, onScrape: () => void = () => {}): () => void {
+  const agent = agentFor(server, 1);
+  let stopped = false;
+  const tick = async () => {
+    while (!stopped) {
+      const res = await call(server, agent, 'GET', '/metrics');
+      if (res.status !== 200) throw new Error(`/metrics: ${res.status}`);
+      onScrape();
+      await new Promise((r) => setTimeout(r, 1000));
+    }
+  };
+  const done = tick();
+  return () => { stopped = true; void done.finally(() => agent.destroy()); };
+}
+
 export async function pool(n: number, concurrency: number, task: (i: number) => Promise<void>): Promise<void> {
   let next = 0;
   await Promise.all(Array.from({ length: Math.min(concurrency, n) }, async () => {

@@ -8,7 +8,7 @@
  * GETs (few in flight) while another user floods the server beyond its limits (with APF, from a
  * priority level of its own).
  */
-import { agentFor, call } from '../support.js';
+import { agentFor, call, scrapeMetricsEverySecond } from '../support.js';
 import {
   LoadProcess, cpuMsOf, fmt, measureRounds, one, ratio, spread, startServer,
   type Op, type PhaseResult, type Ratio, type Scenario, type Spread, type Table, type TestServer,
@@ -53,22 +53,6 @@ async function confineFlood(server: TestServer): Promise<void> {
   await new Promise((r) => setTimeout(r, 500));
 }
 
-/** Scrapes /metrics once a second until stopped; counts the scrapes. */
-function scraper(run: Running): () => void {
-  const agent = agentFor(run.server, 1);
-  let stopped = false;
-  const tick = async () => {
-    while (!stopped) {
-      const res = await call(run.server, agent, 'GET', '/metrics');
-      if (res.status !== 200) throw new Error(`/metrics: ${res.status}`);
-      run.scrapes++;
-      await new Promise((r) => setTimeout(r, 1000));
-    }
-  };
-  const done = tick();
-  return () => { stopped = true; void done.finally(() => agent.destroy()); };
-}
-
 export const scenario: Scenario = {
   name: 'apf',
   description: 'ServiceAccount creates and GETs by an ordinary user with APF off (baseline), on, and on with /metrics scraped every second, rounds interleaved; then the p99 of a well-behaved user\'s GETs while another user floods, APF on and off.',
@@ -104,7 +88,7 @@ export const scenario: Scenario = {
         const out = new Map<string, Cells[]>();
         const shift = ((r % running.length) + running.length) % running.length;
         for (const run of [...running.slice(shift), ...running.slice(0, shift)]) {
-          const stop = run.variant.scrape ? scraper(run) : undefined;
+          const stop = run.variant.scrape ? scrapeMetricsEverySecond(run.server, () => { run.scrapes++; }) : undefined;
           const cells = {} as Cells;
           const pid = run.server.process.pid as number;
           try {
