@@ -50,6 +50,8 @@ export interface Authorizer {
   authorize(attributes: Attributes): Decision | Promise<Decision>;
   /** the rules the mode grants `user` in `namespace`; absent where a mode cannot enumerate them */
   rulesFor?(user: UserInfo, namespace: string): RuleSet;
+  /** true where the mode reads a request's selectors (Attributes.fieldSelector / labelSelector): the webhook */
+  readonly readsSelectors?: boolean;
 }
 
 export const noOpinion: Decision = Object.freeze({ decision: 'NoOpinion', reason: '' });
@@ -77,6 +79,12 @@ export class UnionAuthorizer implements Authorizer {
   readonly name = 'union';
 
   constructor(private readonly authorizers: readonly Authorizer[]) {}
+
+  /** asked per request, as a member may be a chain that reloads */
+  get readsSelectors(): boolean {
+    for (const a of this.authorizers) if (a.readsSelectors) return true;
+    return false;
+  }
 
   /** The first decision, synchronously while the modes asked answer synchronously (RBAC from its index). */
   authorize(attributes: Attributes): Decision | Promise<Decision> {

@@ -71,39 +71,42 @@ export function labelSelectorRequirements(text: string): SelectorRequirement[] |
   return readLabelText(text).requirements;
 }
 
+type SentRequirement = NonNullable<SelectorAttributes['requirements']>[number];
+
 /**
- * A review's field selector (ResourceAttributesFrom): its requirements when it has any, as
- * fieldSelectorAsSelector reads them (In and NotIn with exactly one value; Exists, DoesNotExist,
- * more values and unknown operators cannot be read), else its raw selector parsed.
+ * A review's selector (ResourceAttributesFrom): its requirements when it has any, each read by
+ * `readOne` (undefined: it cannot be read), else its raw selector parsed by `readText`.
  */
-export function reviewFieldSelector(selector: SelectorAttributes | undefined): ReadSelector {
+function reviewSelector(selector: SelectorAttributes | undefined, readOne: (r: SentRequirement) => SelectorRequirement | undefined, readText: (text: string) => ReadSelector): ReadSelector {
   if (selector?.requirements?.length) {
     const out: SelectorRequirement[] = [];
     let failed = false;
     for (const r of selector.requirements) {
-      if ((r.operator === 'In' || r.operator === 'NotIn') && r.values?.length === 1) out.push({ key: r.key ?? '', operator: r.operator, values: [r.values[0]] });
+      const requirement = readOne(r);
+      if (requirement) out.push(requirement);
       else failed = true;
     }
     return read(out, failed);
   }
-  return selector?.rawSelector ? readFieldText(selector.rawSelector) : { requirements: undefined };
+  return selector?.rawSelector ? readText(selector.rawSelector) : { requirements: undefined };
 }
 
-/**
- * A review's label selector (ResourceAttributesFrom): its requirements when it has any, as
- * labelSelectorAsSelector reads them (the four operators; validation refused the rest of what it
- * checks), else its raw selector parsed.
- */
+/** As fieldSelectorAsSelector reads a requirement: In and NotIn with exactly one value; Exists, DoesNotExist, more values and unknown operators cannot be read. */
+function readFieldRequirement(r: SentRequirement): SelectorRequirement | undefined {
+  return (r.operator === 'In' || r.operator === 'NotIn') && r.values?.length === 1 ? { key: r.key ?? '', operator: r.operator, values: [r.values[0]] } : undefined;
+}
+
+/** As labelSelectorAsSelector reads a requirement: the four operators (validation refused the rest of what it checks). */
+function readLabelRequirement(r: SentRequirement): SelectorRequirement | undefined {
+  const operator = r.operator as SelectorRequirement['operator'];
+  if (!knownOperators.has(operator)) return undefined;
+  return r.values?.length ? { key: r.key ?? '', operator, values: [...r.values] } : { key: r.key ?? '', operator };
+}
+
+export function reviewFieldSelector(selector: SelectorAttributes | undefined): ReadSelector {
+  return reviewSelector(selector, readFieldRequirement, readFieldText);
+}
+
 export function reviewLabelSelector(selector: SelectorAttributes | undefined): ReadSelector {
-  if (selector?.requirements?.length) {
-    const out: SelectorRequirement[] = [];
-    let failed = false;
-    for (const r of selector.requirements) {
-      const operator = r.operator as SelectorRequirement['operator'];
-      if (!knownOperators.has(operator)) { failed = true; continue; }
-      out.push(r.values?.length ? { key: r.key ?? '', operator, values: [...r.values] } : { key: r.key ?? '', operator });
-    }
-    return read(out, failed);
-  }
-  return selector?.rawSelector ? readLabelText(selector.rawSelector) : { requirements: undefined };
+  return reviewSelector(selector, readLabelRequirement, readLabelText);
 }

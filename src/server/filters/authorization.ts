@@ -14,13 +14,14 @@ import type { RequestContext } from '../request-context.js';
 /** Verbs whose selectors narrow what they touch (RequestInfoFactory reads them for these only). */
 const selecting = new Set(['list', 'watch', 'deletecollection']);
 
-export function requestAttributes(ctx: RequestContext): Attributes {
+/** The request as authorizers see it; its selectors are parsed only for an authorizer that reads them. */
+export function requestAttributes(ctx: RequestContext, withSelectors: boolean): Attributes {
   const i = ctx.info;
   const attributes: Attributes = {
     user: ctx.user as UserInfo, verb: i.verb, isResourceRequest: i.isResourceRequest, path: i.path, namespace: i.namespace,
     apiGroup: i.apiGroup, apiVersion: i.apiVersion, resource: i.resource, subresource: i.subresource, name: i.name,
   };
-  if (i.isResourceRequest && selecting.has(i.verb)) {
+  if (withSelectors && i.isResourceRequest && selecting.has(i.verb)) {
     // the first value of each, as Kubernetes reads them straight from the query
     const fields = ctx.query.get('fieldSelector');
     const labels = ctx.query.get('labelSelector');
@@ -44,7 +45,7 @@ function proceed(d: Decision, attributes: Attributes, ctx: RequestContext, next:
 
 export function authorizationFilter(authorizer: Authorizer): Filter {
   return (ctx, next) => {
-    const attributes = requestAttributes(ctx);
+    const attributes = requestAttributes(ctx, authorizer.readsSelectors === true);
     const d = authorizer.authorize(attributes);
     // RBAC decides from its index at once: no promise between the filters
     return d instanceof Promise ? d.then((decided) => proceed(decided, attributes, ctx, next)) : proceed(d, attributes, ctx, next);

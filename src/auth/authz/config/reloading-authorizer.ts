@@ -53,6 +53,8 @@ export class ReloadingAuthorizer implements Authorizer {
     return this.current.rulesFor(user, namespace);
   }
 
+  get readsSelectors(): boolean { return this.current.readsSelectors; }
+
   private async reload(): Promise<void> {
     let text: string;
     try {

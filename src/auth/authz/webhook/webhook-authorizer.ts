@@ -56,6 +56,8 @@ export function reviewSpec(a: Attributes): Record<string, unknown> {
 
 export class WebhookAuthorizer implements Authorizer {
   readonly name: string;
+  /** the review it sends carries the request's selectors (reviewSpec) */
+  readonly readsSelectors = true;
   private readonly client: WebhookClient;
   private readonly cache = new ExpiringCache<ReviewStatus>(cacheCapacity);
 
