@@ -91,10 +91,13 @@ export function leftSelectorObject(change: ObjectChange): StoredObject {
   return new StoredObject(atResourceVersion(change.previous?.object ?? change.object.object, String(change.revision)), change.revision);
 }
 
+/** Whom a frame is for: watchers with the same `frameKey` (and so the same encoding and view) share it. */
+export type FrameSubject = Pick<Watcher, 'frameKey' | 'spec'>;
+
 /** The frames one change may produce for watchers of one encoding, each built on first use. */
 export interface FrameSource {
-  frame(type: 'ADDED' | 'MODIFIED' | 'DELETED', watcher: Watcher): Frame;
-  leftSelectorFrame(watcher: Watcher): Frame;
+  frame(type: 'ADDED' | 'MODIFIED' | 'DELETED', watcher: FrameSubject): Frame;
+  leftSelectorFrame(watcher: FrameSubject): Frame;
 }
 
 /**
@@ -119,12 +122,12 @@ export class InlineFrames implements FrameSource {
   private left: StoredObject | undefined;
   constructor(private readonly change: ObjectChange) {}
 
-  frame(type: 'ADDED' | 'MODIFIED' | 'DELETED', w: Watcher): Frame {
+  frame(type: 'ADDED' | 'MODIFIED' | 'DELETED', w: FrameSubject): Frame {
     const slots = this.built.of(w.frameKey);
     return (slots[slotIndex[type]] ??= inlineFrame(w.spec, type, this.change.object));
   }
 
-  leftSelectorFrame(w: Watcher): Frame {
+  leftSelectorFrame(w: FrameSubject): Frame {
     const slots = this.built.of(w.frameKey);
     return (slots[slotIndex.LEFT] ??= inlineFrame(w.spec, 'DELETED', (this.left ??= leftSelectorObject(this.change))));
   }

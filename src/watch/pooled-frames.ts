@@ -4,8 +4,7 @@
  */
 import type { PooledBatch } from './encoder-pool.js';
 import { slotIndex, type FrameSlot } from './encode-task.js';
-import { FrameSlots, type Frame, type FrameSource } from './frames.js';
-import type { Watcher } from './watcher.js';
+import { FrameSlots, type Frame, type FrameSource, type FrameSubject } from './frames.js';
 
 export class PooledFrames implements FrameSource {
   private readonly built = new FrameSlots();
@@ -22,6 +21,6 @@ export class PooledFrames implements FrameSource {
     return (slots[slotIndex[slot]] = frame);
   }
 
-  frame(type: 'ADDED' | 'MODIFIED' | 'DELETED', w: Watcher): Frame { return this.slot(w.frameKey, type); }
-  leftSelectorFrame(w: Watcher): Frame { return this.slot(w.frameKey, 'LEFT'); }
+  frame(type: 'ADDED' | 'MODIFIED' | 'DELETED', w: FrameSubject): Frame { return this.slot(w.frameKey, type); }
+  leftSelectorFrame(w: FrameSubject): Frame { return this.slot(w.frameKey, 'LEFT'); }
 }

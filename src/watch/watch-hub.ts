@@ -14,20 +14,15 @@ import type { EncodeTask } from './encode-task.js';
 import { FlushQueue } from './flush-queue.js';
 import { InlineFrames, inlineFrame, type Frame } from './frames.js';
 import { PooledFrames } from './pooled-frames.js';
+import { ResourceWatchers } from './resource-watchers.js';
 import type { WatchShape } from './shape.js';
 import { Watcher, type EventSizes, type WatchSink, type WatchSpec } from './watcher.js';
-import { WatcherIndex, type IndexedObject } from './watcher-index.js';
+import { WatcherGroup } from './watcher-group.js';
 import { CatchUpFrames } from './catch-up-frames.js';
 import type { SlabHolder } from './slabs.js';
 
 /** One event a new watcher catches up with. */
 export interface CatchUpItem { type: 'ADDED' | 'MODIFIED' | 'DELETED'; stored: StoredObject }
-
-/** What the watcher index reads of an object version. */
-function indexed(stored: StoredObject): IndexedObject {
-  const { name, namespace, labels } = stored.object.metadata;
-  return { name: name ?? '', namespace, labels };
-}
 
 export interface WatchHubOptions {
   /** per-stream bound on unsent bytes */
@@ -45,17 +40,16 @@ export interface WatchCounters {
 const catchUpCacheBytes = 64 * 1024 * 1024;
 
 export class WatchHub {
-  private readonly byResource = new Map<string, WatcherIndex<Watcher>>();
+  private readonly byResource = new Map<string, ResourceWatchers>();
   private readonly ticker: NodeJS.Timeout;
   /** the shapes pooled watchers of each resource want, with how many watchers (and selecting watchers) each */
   private readonly shapes = new Map<string, Map<string, { shape: WatchShape; watchers: number; filtered: number }>>();
-  private readonly pooledWatchers = new Map<string, number>();
   /**
    * Each round's frames are offered to its watchers, and its revision then counted delivered, in
    * commit order however the pool finishes: one chain of the rounds' steps.
    */
   private offers: Promise<void> = Promise.resolve();
-  private readonly flushes: FlushQueue;
+  private readonly flushes: FlushQueue<Watcher | WatcherGroup>;
   /** frames of object versions that new watchers caught up on, shared */
   private readonly catchUpFrames: CatchUpFrames;
   /** catch-up frames the pool is encoding now, so watchers starting together ask for each once */
@@ -76,7 +70,18 @@ export class WatchHub {
   constructor(private readonly readModel: ReadModel, readonly changeLog: ChangeLog, readonly encoders: EncoderPool, private readonly options: WatchHubOptions) {
     this.received = this.delivered = readModel.revision;
     this.catchUpFrames = new CatchUpFrames(catchUpCacheBytes, encoders.slabs);
-    this.flushes = new FlushQueue((w, runs) => { this.counters.eventsSent += w.flush(options.maxBufferedBytes, runs); });
+    this.flushes = new FlushQueue<Watcher | WatcherGroup>((entry, runs, slice) => {
+      if (entry instanceof Watcher) {
+        const sent = entry.flush(options.maxBufferedBytes, runs);
+        if (sent > 0) slice.writes--;
+        this.counters.eventsSent += sent;
+        return true;
+      }
+      const done = entry.flush(options.maxBufferedBytes, runs, slice);
+      this.counters.eventsSent += entry.sent;
+      entry.sent = 0;
+      return done;
+    });
     readModel.onChange((changes) => this.receive(changes));
     this.ticker = setInterval(() => this.bookmarks(), Math.min(1000, options.bookmarkIntervalMs));
     this.ticker.unref();
@@ -99,21 +104,21 @@ export class WatchHub {
   /** open watches per resource */
   watchers(): Map<string, number> {
     const out = new Map<string, number>();
-    for (const [resource, set] of this.byResource) out.set(resource, set.size);
+    for (const [resource, watchers] of this.byResource) out.set(resource, watchers.size);
     return out;
   }
 
   add(spec: WatchSpec, sink: WatchSink): Watcher {
     const w = new Watcher(spec, sink, (closed) => {
-      const index = this.byResource.get(closed.spec.resource);
-      index?.delete(closed);
-      if (index?.size === 0) this.byResource.delete(closed.spec.resource);
+      const watchers = this.byResource.get(closed.spec.resource);
+      watchers?.delete(closed);
+      if (watchers?.size === 0) this.byResource.delete(closed.spec.resource);
       if (closed.spec.shape) this.countShape(closed.spec, -1);
       if (closed.endedSlow) this.counters.endedSlow++;
     }, this.sentCounter(spec), this.eventSizes?.(spec.resource, spec.typeMeta.apiVersion));
-    let index = this.byResource.get(spec.resource);
-    if (!index) this.byResource.set(spec.resource, (index = new WatcherIndex()));
-    index.add(w, spec.indexTerm ?? { by: 'all' });
+    let watchers = this.byResource.get(spec.resource);
+    if (!watchers) this.byResource.set(spec.resource, (watchers = new ResourceWatchers()));
+    watchers.add(w);
     if (spec.shape) this.countShape(spec, 1);
     return w;
   }
@@ -126,7 +131,6 @@ export class WatchHub {
     if (!entry) byKey.set(shape.key, (entry = { shape, watchers: 0, filtered: 0 }));
     entry.watchers += delta;
     if (spec.filtered) entry.filtered += delta;
-    this.pooledWatchers.set(spec.resource, (this.pooledWatchers.get(spec.resource) ?? 0) + delta);
     if (entry.watchers === 0) byKey.delete(shape.key);
     if (byKey.size === 0) this.shapes.delete(spec.resource);
   }
@@ -160,12 +164,8 @@ export class WatchHub {
       const watchers = this.byResource.get(change.resource);
       if (!watchers || watchers.size === 0) continue;
       if (this.shapes.has(change.resource)) toPool.push(change);
-      // every watcher pooled: nothing to frame here
-      if (this.pooledWatchers.get(change.resource) === watchers.size) continue;
-      let frames: InlineFrames | undefined;
-      watchers.forCandidates(indexed(change.object), change.previous && indexed(change.previous), (w) => {
-        if (!w.pooled && w.offer(change, (frames ??= new InlineFrames(change)))) this.flushes.add(w);
-      });
+      // frames built here only for watchers the pool does not frame
+      if (watchers.inline > 0) watchers.offer(change, new InlineFrames(change), false, this.queue);
     }
     if (toPool.length > 0) this.offerPooled(toPool);
     const revision = changes.length > 0 ? changes[changes.length - 1].revision : this.delivered;
@@ -174,6 +174,9 @@ export class WatchHub {
       this.runAfterDelivery();
     }));
   }
+
+  /** A watcher or group given frames waits for its write in the flush queue (bound once: called per offer). */
+  private readonly queue = (taken: Watcher | WatcherGroup): void => { this.flushes.add(taken); };
 
   private runAfterDelivery(): void {
     if (this.afterDelivery.length === 0) return;
@@ -213,9 +216,7 @@ export class WatchHub {
       try {
         changes.forEach((change, i) => {
           const source = new PooledFrames(batch, i, shapeIndex.get(change.resource) as Map<string, number>);
-          this.byResource.get(change.resource)?.forCandidates(indexed(change.object), change.previous && indexed(change.previous), (w) => {
-            if (w.pooled && w.offer(change, source)) this.flushes.add(w);
-          });
+          this.byResource.get(change.resource)?.offer(change, source, true, this.queue);
         });
       } finally {
         this.flushes.whenFlushed(() => batch.release());
@@ -312,8 +313,8 @@ export class WatchHub {
 
   private bookmarks(): void {
     const now = Date.now();
-    for (const index of this.byResource.values()) {
-      for (const w of index.all()) if (w.bookmarkDue(now, this.options.bookmarkIntervalMs)) this.inOrder((revision) => w.sendBookmark(revision));
+    for (const watchers of this.byResource.values()) {
+      for (const w of watchers.all()) if (w.bookmarkDue(now, this.options.bookmarkIntervalMs)) this.inOrder((revision) => w.sendBookmark(revision));
     }
   }
 
@@ -321,7 +322,7 @@ export class WatchHub {
   closeAll(): Promise<void> {
     clearInterval(this.ticker);
     return new Promise<void>((resolve) => {
-      const streams = [...this.byResource.values()].flatMap((index) => [...index.all()]);
+      const streams = [...this.byResource.values()].flatMap((watchers) => [...watchers.all()]);
       let left = streams.length;
       if (left === 0) { resolve(); return; }
       for (const w of streams) {

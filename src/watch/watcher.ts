@@ -7,6 +7,7 @@ import type { ObjectChange } from '../store/read-model.js';
 import { bookmarkFrame, coalesceFrames, type Frame, type FrameRuns, type FrameSource, type WatchEncoding, type WatchEventType, type WatchView } from './frames.js';
 import type { WatchShape } from './shape.js';
 import type { IndexTerm } from './watcher-index.js';
+import type { WatcherGroup } from './watcher-group.js';
 
 /** Where a watch's bytes go: an HTTP response, a WebSocket. */
 export interface WatchSink {
@@ -60,7 +61,8 @@ export class Watcher {
    * spreading optional parts, so their shapes vary and reading them per change and watcher went
    * through V8's slow property lookups (a fifth of the front thread's fan-out work, profiled).
    */
-  private readonly startRevision: number;
+  /** only changes after this revision are its own */
+  readonly startRevision: number;
   private readonly pathPrefix: string | undefined;
   private readonly matches: WatchSpec['matches'];
   /** its live frames come from the encoder pool */
@@ -80,6 +82,12 @@ export class Watcher {
   private pendingCount = 0;
   /** in the hub's flush queue (at most once) */
   queued = false;
+  /**
+   * The group it takes its frames from, when it selects nothing (then it is offered no change of
+   * its own), and the position in the group's frames up to which it has been given them.
+   */
+  group: WatcherGroup | undefined;
+  cursor = 0;
   private lastBookmarkAt = Date.now();
   closed = false;
   /** ended because its client stopped reading */
@@ -126,23 +134,30 @@ export class Watcher {
     if (count === 0 || this.closed) return 0;
     this.pendingCount = 0;
     const frames = this.pending;
-    // the client is not reading: its watch is cut (its backlog dropped) rather than buffered without bound
-    const slow = this.sink.bufferedBytes() > maxBufferedBytes;
-    if (!slow) {
-      // a string frame's length counts UTF-16 units: the byte count for the ASCII JSON almost all frames are
-      if (this.sizes) for (let i = 0; i < count; i++) this.sizes.observe(frames[i].length);
-      // the sink keeps its own (new) array until the socket took the bytes, a tick when it keeps up
-      this.sink.write(coalesceFrames(frames, count, runs));
-    }
+    // the sink keeps its own (new) array until the socket took the bytes, a tick when it keeps up
+    const sent = this.deliver(frames, 0, count, coalesceFrames(frames, count, runs), maxBufferedBytes);
     // let go of the frames: strings and views must not live on in a reused array
     frames.fill(undefined as never, 0, count);
-    if (slow) {
+    return sent;
+  }
+
+  /**
+   * Writes the events `frames[from … to)` as `merged` (the same frames, adjacent ones merged; shared
+   * with other watchers, never modified), unless its client stopped reading: then the watch is cut,
+   * its backlog dropped, rather than buffered without bound. Returns how many events went out.
+   */
+  deliver(frames: readonly Frame[], from: number, to: number, merged: readonly Frame[], maxBufferedBytes: number): number {
+    if (this.closed) return 0;
+    if (this.sink.bufferedBytes() > maxBufferedBytes) {
       this.endedSlow = true;
       this.close();
       return 0;
     }
-    this.sent.sent += count;
-    return count;
+    // a string frame's length counts UTF-16 units: the byte count for the ASCII JSON almost all frames are
+    if (this.sizes) for (let i = from; i < to; i++) this.sizes.observe(frames[i].length);
+    this.sink.write(merged);
+    this.sent.sent += to - from;
+    return to - from;
   }
 
   send(frames: readonly Frame[]): void {

@@ -187,6 +187,70 @@ describe('WatchHub fan-out', () => {
     assert.equal(hub.counters.endedSlow, 1);
     assert.equal(hub.watchers().get('serviceaccounts'), 1);
   });
+  it('gives watchers that select nothing one shared write per round, each from its own start and namespace', async () => {
+    const readModel = new ReadModel({ revision: 1, compactRevision: 0, items: [] });
+    const hub = new WatchHub(readModel, new ChangeLog(1, 60_000), countingPool() as unknown as EncoderPool, { maxBufferedBytes: 1 << 20, bookmarkIntervalMs: 60_000 });
+    const all = Array.from({ length: 20 }, () => recordingSink());
+    for (const s of all) hub.add(spec('json'), s);
+    const inNs = recordingSink();
+    hub.add({ ...spec('json'), pathPrefix: 'ns/' }, inNs);
+    const inOther = recordingSink();
+    hub.add({ ...spec('json'), pathPrefix: 'other/' }, inOther);
+    // a watch that started at revision 3 (its catch-up covered 2 and 3), registered before either was offered
+    const late = recordingSink();
+    hub.add({ ...spec('json'), startRevision: 3 }, late);
+    readModel.apply([
+      { revision: 2, type: 'ADDED', key: 'serviceaccounts/ns/a', value: sa('a') },
+      { revision: 3, type: 'ADDED', key: 'serviceaccounts/ns/b', value: sa('b') },
+      { revision: 4, type: 'DELETED', key: 'serviceaccounts/ns/a', value: sa('a') },
+    ]);
+    await hub.closeAll();
+    const events = (s: ReturnType<typeof recordingSink>) => s.writes.flat().join('').split('\n').filter(Boolean).map((l) => JSON.parse(l));
+    for (const s of [...all, inNs]) {
+      assert.equal(s.writes.length, 1, 'one write for the round');
+      assert.deepEqual(events(s).map((e) => `${e.type} ${e.object.metadata.name} ${e.object.metadata.resourceVersion}`), ['ADDED a 2', 'ADDED b 3', 'DELETED a 4']);
+    }
+    assert.ok(all.every((s) => s.writes[0] === all[0].writes[0]), 'the very same merged frames for every member');
+    assert.equal(inOther.writes.length, 0, 'nothing of another namespace');
+    assert.deepEqual(events(late).map((e) => `${e.type} ${e.object.metadata.name}`), ['DELETED a'], 'only what came after its start');
+  });
+
+  it('delivers every change once and in order to a group whose pass spans slices while changes keep coming', async () => {
+    const readModel = new ReadModel({ revision: 1, compactRevision: 0, items: [] });
+    const hub = new WatchHub(readModel, new ChangeLog(1, 60_000), countingPool() as unknown as EncoderPool, { maxBufferedBytes: 1 << 20, bookmarkIntervalMs: 60_000 });
+    // each write takes 20 µs: a pass over 300 members is several slices long
+    const sinks = Array.from({ length: 300 }, () => {
+      const s = recordingSink();
+      s.write = (frames) => { s.writes.push(frames); const until = performance.now() + 0.02; while (performance.now() < until); };
+      return s;
+    });
+    const watchers = sinks.map((s) => hub.add(spec('json'), s));
+    for (let i = 0; i < 30; i++) {
+      readModel.apply([{ revision: 2 + i, type: 'ADDED', key: `serviceaccounts/ns/s${i}`, value: sa(`s${i}`) }]);
+      // a member leaves mid-way (its watch ends), another joins from here on
+      if (i === 10) {
+        watchers[150].close();
+        const joined = recordingSink();
+        hub.add({ ...spec('json'), startRevision: 2 + i }, joined);
+        sinks.push(joined);
+      }
+      await new Promise((r) => setImmediate(r));
+    }
+    let delivered = false;
+    hub.inOrder(() => { delivered = true; });
+    await until(() => delivered, 'every change');
+    const names = (s: ReturnType<typeof recordingSink>) => s.writes.flat().join('').split('\n').filter(Boolean).map((l) => JSON.parse(l).object.metadata.name);
+    const every = Array.from({ length: 30 }, (_, i) => `s${i}`);
+    for (const s of sinks.slice(0, 300)) if (s !== sinks[150]) assert.deepEqual(names(s), every, 'each change once, in commit order');
+    assert.ok(sinks[150].ended, 'the member that left was ended');
+    assert.deepEqual(names(sinks[150]), every.slice(0, names(sinks[150]).length), 'and got a prefix, nothing after it left');
+    assert.ok(names(sinks[150]).length <= 11);
+    assert.deepEqual(names(sinks[300]), every.slice(11), 'the member that joined: the changes after its start');
+    assert.ok(sinks[0].writes.length < 30, `changes that came during a pass joined its writes (${sinks[0].writes.length} writes)`);
+    assert.equal(hub.watchers().get('serviceaccounts'), 300);
+    await hub.closeAll();
+  });
+
   it('encodes a PartialObjectMetadata view in the pool, once per event for all its watchers, beside plain protobuf', async () => {
     const readModel = new ReadModel({ revision: 1, compactRevision: 0, items: [] });
     const pool = countingPool();
