@@ -23,6 +23,8 @@ class ConvertingSink implements PacedSink {
   constructor(private readonly inner: PacedSink, private readonly convert: Convert, private readonly apiVersion: string) {}
 
   get batchBytes(): number { return this.inner.batchBytes; }
+  /** each frame is parsed as one JSON event */
+  readonly eventPerFrame = true;
   hasRoom(): boolean { return this.pendingBytes === 0 && this.inner.hasRoom(); }
   room(): Promise<boolean> { return this.chain.then(() => this.inner.room()); }
   hold(bytes: number): void { this.inner.hold(bytes); }

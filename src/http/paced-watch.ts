@@ -71,6 +71,8 @@ export class PacedWatch implements WatchSink, SlabHolder {
     this.catchUp = typeof catchUp === 'function' ? catchUp : batchesOf(catchUp);
   }
 
+  get eventPerFrame(): boolean { return this.sink.eventPerFrame === true; }
+
   /** Starts writing the catch-up. */
   start(): void {
     void this.pump();

@@ -305,6 +305,8 @@ export function webSocketTransport(ws: WebSocket, output: OutputBudget, binary: 
         hasRoom: () => hasRoom(outlet, sizes),
         room: () => room(outlet, sizes),
         batchBytes: sizes.chunk,
+        // one event per message, as kube-apiserver sends them
+        eventPerFrame: true,
         hold: (bytes) => outlet.hold(bytes),
         write: (frames, done) => {
           const written = outlet.write(batchBytes(frames), (taken) => {

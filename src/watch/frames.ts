@@ -45,6 +45,18 @@ export function coalesceFrames(frames: readonly Frame[], count = frames.length, 
   return out;
 }
 
+/**
+ * `frames` as one frame, their bytes (or text) back to back: copied once, where they do not lie
+ * side by side already. A group hands it to every member at one cursor, so each stream write is
+ * one HTTP chunk rather than one per frame (each a chunk header, two more iovecs and a pass
+ * through Node's chunked-write path, in every member's write).
+ */
+export function joinFrames(frames: readonly Frame[]): Frame {
+  if (frames.length === 1) return frames[0];
+  if (frames.every((f) => typeof f === 'string')) return frames.join('');
+  return Buffer.concat(frames.map((f) => (typeof f === 'string' ? Buffer.from(f, 'utf8') : f)));
+}
+
 function mergedRun(first: Uint8Array, last: Uint8Array, runs: FrameRuns | undefined): Buffer {
   const known = runs?.get(first);
   if (known?.last === last) return known.view;

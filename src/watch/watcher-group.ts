@@ -2,11 +2,11 @@
  * Watchers that select nothing within their path (every change of a resource, or of one namespace
  * of it) and share one frame key: each change is the same frame for all of them. The group takes
  * a change once, appending its frame to a log, and a pass over the members gives each, in one
- * write, the frames past its cursor; members at the same cursor share the merged frames. A change
+ * write, the frames past its cursor; members at the same cursor share them, joined into one. A change
  * thus costs the fan-out one offer per group, not one per watcher (at 1,000 watchers the
  * per-watcher offers were an eighth of the front thread's work, at 5,000 most of what it had left).
  */
-import { coalesceFrames, type Frame, type FrameRuns, type FrameSource, type FrameSubject } from './frames.js';
+import { coalesceFrames, joinFrames, type Frame, type FrameRuns, type FrameSource, type FrameSubject } from './frames.js';
 import type { Flushable, Slice } from './flush-queue.js';
 import type { ObjectChange } from '../store/read-model.js';
 import type { Watcher } from './watcher.js';
@@ -23,9 +23,13 @@ export class WatcherGroup implements Flushable {
   private base = 0;
   /** the pass under way, resumed slice after slice; members joining during it are visited too */
   private pass: Iterator<Watcher> | undefined;
-  /** merged frames of this pass by first position, valid while the log ends at `mergedEnd` */
-  private readonly merged = new Map<number, readonly Frame[]>();
-  private mergedEnd = -1;
+  /**
+   * What members are written, by first position, valid while the log ends at `writtenEnd`: the
+   * frames as one (`joined`), or apart for members that take one event per frame (`apart`)
+   */
+  private readonly joined = new Map<number, readonly Frame[]>();
+  private readonly apart = new Map<number, readonly Frame[]>();
+  private writtenEnd = -1;
   /** events written to members since the hub last asked */
   sent = 0;
 
@@ -88,15 +92,27 @@ export class WatcherGroup implements Flushable {
     // changes up to a member's start are not its own: its catch-up covered them
     while (from < end && this.revisions[from - this.base] <= w.startRevision) from++;
     if (from === end) return false;
-    if (this.mergedEnd !== end) {
-      this.merged.clear();
-      this.mergedEnd = end;
+    if (this.writtenEnd !== end) {
+      this.joined.clear();
+      this.apart.clear();
+      this.writtenEnd = end;
     }
     const first = from - this.base;
     const last = end - this.base;
-    let merged = this.merged.get(from);
-    if (!merged) this.merged.set(from, (merged = coalesceFrames(this.frames.slice(first, last), last - first, runs)));
-    this.sent += w.deliver(this.frames, first, last, merged, maxBufferedBytes);
+    const written = w.takesMerged ? this.joined : this.apart;
+    let frames = written.get(from);
+    if (!frames) {
+      const slice = this.frames.slice(first, last);
+      if (w.takesMerged) {
+        // adjacent frames of a slab are one view already; others are copied together once for all members
+        const merged = coalesceFrames(slice, slice.length, runs);
+        frames = merged.length > 1 ? [joinFrames(merged)] : merged;
+      } else {
+        frames = slice;
+      }
+      written.set(from, frames);
+    }
+    this.sent += w.deliver(this.frames, first, last, frames, maxBufferedBytes);
     return true;
   }
 
@@ -113,7 +129,8 @@ export class WatcherGroup implements Flushable {
       this.revisions = this.revisions.slice(lowest - this.base);
     }
     this.base = lowest;
-    this.merged.clear();
-    this.mergedEnd = -1;
+    this.joined.clear();
+    this.apart.clear();
+    this.writtenEnd = -1;
   }
 }

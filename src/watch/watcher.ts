@@ -15,6 +15,11 @@ export interface WatchSink {
   write(frames: readonly Frame[]): void;
   /** bytes accepted but not yet sent to the client */
   bufferedBytes(): number;
+  /**
+   * Each frame it is given must hold exactly one event (a WebSocket message per event, a sink
+   * that converts frames one by one): it never gets frames merged into one
+   */
+  readonly eventPerFrame?: boolean;
   end(): void;
   /**
    * Ends the stream at once, dropping what it holds, for a client that stopped reading: its
@@ -72,6 +77,8 @@ export class Watcher {
    * or (framed on the front thread) its encoding and view
    */
   readonly frameKey: string;
+  /** its sink takes frames merged (adjacent ones as one view, a group's as one buffer) */
+  readonly takesMerged: boolean;
   /**
    * Frames offered since the last flush, `pending[0 … pendingCount)`. One array for the watcher's
    * life: under load a stream waits tens of ms for its turn, and an array per flush lived long
@@ -103,6 +110,7 @@ export class Watcher {
     this.matches = spec.matches;
     this.pooled = spec.shape !== undefined;
     this.frameKey = spec.shape?.key ?? `${spec.encoding}|${spec.view?.key ?? ''}`;
+    this.takesMerged = sink.eventPerFrame !== true;
   }
 
   /** Queues the frame (if any) this change means for this watcher, by the cacher's selector rules. */
@@ -135,15 +143,16 @@ export class Watcher {
     this.pendingCount = 0;
     const frames = this.pending;
     // the sink keeps its own (new) array until the socket took the bytes, a tick when it keeps up
-    const sent = this.deliver(frames, 0, count, coalesceFrames(frames, count, runs), maxBufferedBytes);
+    const written = this.takesMerged ? coalesceFrames(frames, count, runs) : frames.slice(0, count);
+    const sent = this.deliver(frames, 0, count, written, maxBufferedBytes);
     // let go of the frames: strings and views must not live on in a reused array
     frames.fill(undefined as never, 0, count);
     return sent;
   }
 
   /**
-   * Writes the events `frames[from … to)` as `merged` (the same frames, adjacent ones merged; shared
-   * with other watchers, never modified), unless its client stopped reading: then the watch is cut,
+   * Writes the events `frames[from … to)` as `merged` (the same bytes, merged as `takesMerged`
+   * allows; shared with other watchers, never modified), unless its client stopped reading: then the watch is cut,
    * its backlog dropped, rather than buffered without bound. Returns how many events went out.
    */
   deliver(frames: readonly Frame[], from: number, to: number, merged: readonly Frame[], maxBufferedBytes: number): number {

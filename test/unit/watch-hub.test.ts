@@ -215,6 +215,35 @@ describe('WatchHub fan-out', () => {
     assert.deepEqual(events(late).map((e) => `${e.type} ${e.object.metadata.name}`), ['DELETED a'], 'only what came after its start');
   });
 
+  it('joins a round\'s frames into one for streams that take them merged, and keeps one event per frame for those that do not', async () => {
+    const readModel = new ReadModel({ revision: 1, compactRevision: 0, items: [] });
+    let first = true;
+    // the first batch is encoded slowly: the second lands elsewhere in the slab, so the frames are not adjacent
+    const pool = countingPool(async () => { if (first) { first = false; await new Promise((r) => setTimeout(r, 30)); } });
+    const hub = new WatchHub(readModel, new ChangeLog(1, 60_000), pool as unknown as EncoderPool, { maxBufferedBytes: 1 << 20, bookmarkIntervalMs: 60_000 });
+    const merged = [recordingSink(), recordingSink()];
+    const apart = { ...recordingSink(), eventPerFrame: true };
+    apart.write = (frames) => { apart.writes.push(frames); };
+    const selectingApart = { ...recordingSink(), eventPerFrame: true };
+    selectingApart.write = (frames) => { selectingApart.writes.push(frames); };
+    for (const s of merged) hub.add(spec('protobuf'), s);
+    hub.add(spec('protobuf'), apart);
+    hub.add(spec('protobuf', (o) => o.metadata.name !== 'x', true), selectingApart);
+    // three rounds before the first write: the group gives them in one write
+    readModel.apply([{ revision: 2, type: 'ADDED', key: 'serviceaccounts/ns/a', value: sa('a') }]);
+    await new Promise((r) => setImmediate(r));
+    readModel.apply([{ revision: 3, type: 'ADDED', key: 'serviceaccounts/ns/b', value: sa('b') }, { revision: 4, type: 'ADDED', key: 'serviceaccounts/ns/c', value: sa('c') }]);
+    await hub.closeAll();
+    /** the length-prefixed frames a written frame holds */
+    const events = (f: Frame) => { const b = Buffer.from(f as Uint8Array); let n = 0; for (let at = 0; at < b.length; at += 4 + b.readUInt32BE(at)) n++; return n; };
+    for (const s of merged) {
+      assert.equal(s.writes.length, 1, 'one write');
+      assert.deepEqual(s.writes[0].map(events), [3], 'of one frame holding the three events');
+    }
+    assert.equal(merged[0].writes[0], merged[1].writes[0], 'the same joined frame for both');
+    for (const s of [apart, selectingApart]) assert.deepEqual(s.writes.flat().map(events), [1, 1, 1], 'one event per frame');
+  });
+
   it('delivers every change once and in order to a group whose pass spans slices while changes keep coming', async () => {
     const readModel = new ReadModel({ revision: 1, compactRevision: 0, items: [] });
     const hub = new WatchHub(readModel, new ChangeLog(1, 60_000), countingPool() as unknown as EncoderPool, { maxBufferedBytes: 1 << 20, bookmarkIntervalMs: 60_000 });
