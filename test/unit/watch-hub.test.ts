@@ -1,7 +1,11 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import fc from 'fast-check';
 import { serviceAccountKind } from '../../src/api/core/service-account.js';
+import type { KObject } from '../../src/api/meta.js';
+import { decodeEnvelope } from '../../src/codec/proto/decode.js';
 import { encodeEnvelope } from '../../src/codec/proto/encode.js';
+import { runtimeTypes } from '../../src/codec/proto/message-types.js';
 import { ReadModel, StoredObject } from '../../src/store/read-model.js';
 import { encodeBatch } from '../../src/watch/encode-batch.js';
 import type { EncodeTask } from '../../src/watch/encode-task.js';
@@ -341,6 +345,84 @@ describe('WatchHub fan-out', () => {
     await hub.closeAll();
   });
 });
+
+describe('WatchHub fan-out, property', () => {
+  /** One step of a scenario: a commit (objects, in or out of the watched namespace), a watch starting or ending, or a loop turn. */
+  type Step = { op: 'commit'; names: string[]; ns: 'ns' | 'other' } | { op: 'start'; encoding: 'json' | 'protobuf'; inNs: boolean; selects: boolean } | { op: 'stop'; which: number } | { op: 'turn' };
+  const step: fc.Arbitrary<Step> = fc.oneof(
+    fc.record({ op: fc.constant('commit' as const), names: fc.array(fc.constantFrom('a', 'b', 'c', 'd'), { minLength: 1, maxLength: 3 }), ns: fc.constantFrom('ns' as const, 'other' as const) }),
+    fc.record({ op: fc.constant('start' as const), encoding: fc.constantFrom('json' as const, 'protobuf' as const), inNs: fc.boolean(), selects: fc.boolean() }),
+    fc.record({ op: fc.constant('stop' as const), which: fc.nat(20) }),
+    fc.constant({ op: 'turn' as const }),
+  );
+
+  it('gives every watcher each change after its start that it selects, once and in commit order, however starts, stops and commits interleave', async () => {
+    await fc.assert(fc.asyncProperty(fc.array(step, { minLength: 1, maxLength: 30 }), async (steps) => {
+      const readModel = new ReadModel({ revision: 1, compactRevision: 0, items: [] });
+      const hub = new WatchHub(readModel, new ChangeLog(1, 60_000), countingPool() as unknown as EncoderPool, { maxBufferedBytes: 1 << 30, bookmarkIntervalMs: 60_000 });
+      const live = new Set<string>();
+      const commits: Array<{ revision: number; type: string; key: string }> = [];
+      const watches: Array<{ w: ReturnType<WatchHub['add']>; sink: ReturnType<typeof recordingSink>; start: number; prefix?: string; selects: boolean; stoppedAt?: number; encoding: 'json' | 'protobuf' }> = [];
+      let revision = 1;
+      for (const s of steps) {
+        if (s.op === 'commit') {
+          const events = s.names.map((name) => {
+            const key = `${s.ns}/${name}`;
+            const type = live.has(key) ? (revision % 3 === 0 ? 'DELETED' : 'MODIFIED') : 'ADDED';
+            if (type === 'DELETED') live.delete(key); else live.add(key);
+            commits.push({ revision: ++revision, type, key });
+            return { revision, type, key: `serviceaccounts/${key}`, value: JSON.stringify({ kind: 'ServiceAccount', apiVersion: 'v1', metadata: { name, namespace: s.ns, resourceVersion: '' } }) } as const;
+          });
+          readModel.apply(events);
+        } else if (s.op === 'start') {
+          const sink = recordingSink();
+          const prefix = s.inNs ? 'ns/' : undefined;
+          // a selecting watch takes objects whose name is not "b"
+          const matches = (o: Readonly<KObject>) => (!prefix || o.metadata.namespace === 'ns') && (!s.selects || o.metadata.name !== 'b');
+          const w = hub.add({ ...spec(s.encoding, matches, s.selects), pathPrefix: prefix, startRevision: revision }, sink);
+          watches.push({ w, sink, start: revision, prefix, selects: s.selects, encoding: s.encoding });
+        } else if (s.op === 'stop') {
+          const x = watches.filter((x) => x.stoppedAt === undefined)[s.which];
+          if (x) { x.stoppedAt = revision; x.w.close(); }
+        } else {
+          await new Promise((r) => setImmediate(r));
+        }
+      }
+      let delivered = false;
+      hub.inOrder(() => { delivered = true; });
+      for (let i = 0; i < 200 && !delivered; i++) await new Promise((r) => setImmediate(r));
+      assert.ok(delivered);
+      for (const x of watches) {
+        const got = x.sink.writes.flat().flatMap((f) => eventsOf(f, x.encoding));
+        const expected = commits.filter((c) => c.revision > x.start && (!x.prefix || c.key.startsWith(x.prefix)))
+          .filter((c) => !x.selects || !c.key.endsWith('/b'))
+          .map((c) => `${c.type} ${c.key} ${c.revision}`);
+        if (x.stoppedAt === undefined) assert.deepEqual(got, expected, 'a watch still open got exactly its changes');
+        else assert.deepEqual(got, expected.slice(0, got.length), 'a watch that ended got a prefix of its changes');
+      }
+      await hub.closeAll();
+    }), { numRuns: 60 });
+  });
+});
+
+/** The events a written frame holds, as "TYPE namespace/name revision". */
+function eventsOf(frame: Frame, encoding: 'json' | 'protobuf'): string[] {
+  if (encoding === 'json') {
+    return String(typeof frame === 'string' ? frame : Buffer.from(frame)).split('\n').filter(Boolean).map((line) => {
+      const e = JSON.parse(line) as { type: string; object: KObject };
+      return `${e.type} ${e.object.metadata.namespace}/${e.object.metadata.name} ${e.object.metadata.resourceVersion}`;
+    });
+  }
+  const bytes = Buffer.from(frame as Uint8Array);
+  const out: string[] = [];
+  for (let at = 0; at < bytes.length; at += 4 + bytes.readUInt32BE(at)) {
+    const event = runtimeTypes.WatchEvent.decode(bytes.subarray(at + 4, at + 4 + bytes.readUInt32BE(at))) as unknown as { type: string; object: { raw: Uint8Array } };
+    const { object } = decodeEnvelope(event.object.raw, serviceAccountKind.schema as Parameters<typeof decodeEnvelope>[1]);
+    const metadata = object.metadata as KObject['metadata'];
+    out.push(`${event.type} ${metadata.namespace}/${metadata.name} ${metadata.resourceVersion}`);
+  }
+  return out;
+}
 
 describe('ChangeLog', () => {
   it('ages changes out on its own timer: a quiet log stops offering versions older than its window', async () => {
