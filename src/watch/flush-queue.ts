@@ -41,8 +41,8 @@ const sliceMs = 1;
  * slice: pool replies in 2 ms, p50 27 ms).
  */
 export const writesPerSlice = 24;
-/** streams flushed between two looks at the clock */
-const clockEvery = 8;
+/** streams (or a group's members) flushed between two looks at the clock */
+export const clockEvery = 8;
 /** merged runs kept for the streams still to come, at most (the queue empties far sooner, normally) */
 const maxRuns = 4096;
 

@@ -32,7 +32,7 @@ export interface WatchHubOptions {
 
 /** What the hub has done, for metrics. */
 export interface WatchCounters {
-  eventsSent: number;
+  /** streams ended because their clients stopped reading (events sent are counted per resource in `eventsSentBy`) */
   endedSlow: number;
 }
 
@@ -62,7 +62,7 @@ export class WatchHub {
   private delivered: number;
   /** work that must follow delivery of everything received when it was asked for (bookmarks, stream ends) */
   private afterDelivery: Array<{ revision: number; run: () => void }> = [];
-  readonly counters: WatchCounters = { eventsSent: 0, endedSlow: 0 };
+  readonly counters: WatchCounters = { endedSlow: 0 };
   /** events sent per watched resource (storage table) and apiVersion, for apiserver_watch_events_total */
   readonly eventsSentBy = new Map<string, Map<string, { sent: number }>>();
   private eventSizes: ((resource: string, apiVersion: string) => EventSizes) | undefined;
@@ -70,18 +70,7 @@ export class WatchHub {
   constructor(private readonly readModel: ReadModel, readonly changeLog: ChangeLog, readonly encoders: EncoderPool, private readonly options: WatchHubOptions) {
     this.received = this.delivered = readModel.revision;
     this.catchUpFrames = new CatchUpFrames(catchUpCacheBytes, encoders.slabs);
-    this.flushes = new FlushQueue<Watcher | WatcherGroup>((entry, runs, slice) => {
-      if (entry instanceof Watcher) {
-        const sent = entry.flush(options.maxBufferedBytes, runs);
-        if (sent > 0) slice.writes--;
-        this.counters.eventsSent += sent;
-        return true;
-      }
-      const done = entry.flush(options.maxBufferedBytes, runs, slice);
-      this.counters.eventsSent += entry.sent;
-      entry.sent = 0;
-      return done;
-    });
+    this.flushes = new FlushQueue<Watcher | WatcherGroup>((entry, runs, slice) => entry.flush(options.maxBufferedBytes, runs, slice));
     readModel.onChange((changes) => this.receive(changes));
     this.ticker = setInterval(() => this.bookmarks(), Math.min(1000, options.bookmarkIntervalMs));
     this.ticker.unref();

@@ -7,12 +7,9 @@
  * per-watcher offers were an eighth of the front thread's work, at 5,000 most of what it had left).
  */
 import { coalesceFrames, joinFrames, type Frame, type FrameRuns, type FrameSource, type FrameSubject } from './frames.js';
-import type { Flushable, Slice } from './flush-queue.js';
+import { clockEvery, type Flushable, type Slice } from './flush-queue.js';
 import type { ObjectChange } from '../store/read-model.js';
 import type { Watcher } from './watcher.js';
-
-/** members written between two looks at the clock, as the flush queue does for streams */
-const clockEvery = 8;
 
 export class WatcherGroup implements Flushable {
   readonly members = new Set<Watcher>();
@@ -30,8 +27,6 @@ export class WatcherGroup implements Flushable {
   private readonly joined = new Map<number, readonly Frame[]>();
   private readonly apart = new Map<number, readonly Frame[]>();
   private writtenEnd = -1;
-  /** events written to members since the hub last asked */
-  sent = 0;
 
   /**
    * `key` names the group among its resource's; `pooled`: its frames come from the encoder pool;
@@ -112,7 +107,7 @@ export class WatcherGroup implements Flushable {
       }
       written.set(from, frames);
     }
-    this.sent += w.deliver(this.frames, first, last, frames, maxBufferedBytes);
+    w.deliver(this.frames, first, last, frames, maxBufferedBytes);
     return true;
   }
 

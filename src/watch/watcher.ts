@@ -4,6 +4,7 @@
  */
 import type { KObject } from '../api/meta.js';
 import type { ObjectChange } from '../store/read-model.js';
+import type { Flushable, Slice } from './flush-queue.js';
 import { bookmarkFrame, coalesceFrames, type Frame, type FrameRuns, type FrameSource, type WatchEncoding, type WatchEventType, type WatchView } from './frames.js';
 import type { WatchShape } from './shape.js';
 import type { IndexTerm } from './watcher-index.js';
@@ -60,7 +61,7 @@ export interface WatchSpec {
 /** What a watcher reports its events' sizes to. */
 export interface EventSizes { observe(bytes: number): void }
 
-export class Watcher {
+export class Watcher implements Flushable {
   /**
    * The spec's fields every change reads, copied into this class's one shape: specs are built by
    * spreading optional parts, so their shapes vary and reading them per change and watcher went
@@ -135,38 +136,38 @@ export class Watcher {
 
   /**
    * Sends whatever this batch produced in one write (adjacent frames merged, the merged views
-   * shared through `runs`); returns how many events went out.
+   * shared through `runs`), counted off the slice's writes. Always done in one call.
    */
-  flush(maxBufferedBytes: number, runs?: FrameRuns): number {
+  flush(maxBufferedBytes: number, runs: FrameRuns, slice: Slice): boolean {
     const count = this.pendingCount;
-    if (count === 0 || this.closed) return 0;
+    if (count === 0 || this.closed) return true;
     this.pendingCount = 0;
     const frames = this.pending;
     // the sink keeps its own (new) array until the socket took the bytes, a tick when it keeps up
     const written = this.takesMerged ? coalesceFrames(frames, count, runs) : frames.slice(0, count);
-    const sent = this.deliver(frames, 0, count, written, maxBufferedBytes);
+    this.deliver(frames, 0, count, written, maxBufferedBytes);
+    slice.writes--;
     // let go of the frames: strings and views must not live on in a reused array
     frames.fill(undefined as never, 0, count);
-    return sent;
+    return true;
   }
 
   /**
    * Writes the events `frames[from … to)` as `merged` (the same bytes, merged as `takesMerged`
    * allows; shared with other watchers, never modified), unless its client stopped reading: then the watch is cut,
-   * its backlog dropped, rather than buffered without bound. Returns how many events went out.
+   * its backlog dropped, rather than buffered without bound.
    */
-  deliver(frames: readonly Frame[], from: number, to: number, merged: readonly Frame[], maxBufferedBytes: number): number {
-    if (this.closed) return 0;
+  deliver(frames: readonly Frame[], from: number, to: number, merged: readonly Frame[], maxBufferedBytes: number): void {
+    if (this.closed) return;
     if (this.sink.bufferedBytes() > maxBufferedBytes) {
       this.endedSlow = true;
       this.close();
-      return 0;
+      return;
     }
     // a string frame's length counts UTF-16 units: the byte count for the ASCII JSON almost all frames are
     if (this.sizes) for (let i = from; i < to; i++) this.sizes.observe(frames[i].length);
     this.sink.write(merged);
     this.sent.sent += to - from;
-    return to - from;
   }
 
   send(frames: readonly Frame[]): void {
