@@ -4,8 +4,10 @@
  * both with their default flags (AlwaysAllow, no audit policy), answer the same ServiceAccount
  * create, get, update and delete at 64 in flight from separate load processes, in interleaved
  * slices (A B B A …) within each round, so that drift on a shared machine hits both alike; the
- * figures are the medians of the rounds' paired after/before ratios. Each round runs on new server
- * processes (`--restart`), warmed first, as one process kept a speed of its own for its life.
+ * figures are the medians of the rounds' paired after/before ratios, each with the 95% confidence
+ * interval of that median (`ratio95`, the sign test's: with 30 rounds, the 10th and 21st ratio).
+ * Each round runs on new server processes (`--restart`), warmed first, as one process kept a
+ * speed of its own for its life.
  * `--after-flags '<flags>'` starts this build with extra flags (`--enable-priority-and-fairness=false`
  * shows what the chain costs without flow control, whose own cost bench/apf measures; with
  * `--before` this checkout, what flow control costs). `--as-user 1` sends the requests as an
@@ -20,7 +22,7 @@
  * '--enable-priority-and-fairness=false'`: what APF and a Prometheus scraping it cost together).
  * Usage: node dist/bench/chain-cost.js --before <checkout of 6313749, built> [--ops 3000] [--rounds 5] [--slices 4] [--restart 1] [--concurrency 64] [--as-user 1] [--together 1] [--after-flags '...'] [--scrape before|after]
  */
-import { LoadProcess, cpuMsOf, measureRounds, spread, type Op } from './harness.js';
+import { LoadProcess, cpuMsOf, measureRounds, medianInterval, spread, type Op } from './harness.js';
 import { agentFor, builtServerScript, call, flag, scrapeMetricsEverySecond, startServer, type TestServer } from './support.js';
 import { userFor } from '../test/support/certs.js';
 
@@ -149,11 +151,15 @@ try {
     const after = spread(measured.map((m) => m.after[op].requestsPerSec));
     const cpuBefore = spread(measured.map((m) => m.before[op].cpuUsPerRequest));
     const cpuAfter = spread(measured.map((m) => m.after[op].cpuUsPerRequest));
-    // the median of each round's own ratio: rounds on a fast and a slow machine both count as ratios
-    const paired = (f: (m: Measured) => number) => spread(measured.map((m) => f(m.after[op]) / f(m.before[op]))).median;
+    // the median of each round's own ratio (rounds on a fast and a slow machine both count as
+    // ratios), and the 95% confidence interval of that median
+    const paired = (f: (m: Measured) => number) => {
+      const ratios = measured.map((m) => f(m.after[op]) / f(m.before[op]));
+      return { ratio: +spread(ratios).median.toFixed(3), ratio95: medianInterval(ratios) };
+    };
     return [op, {
-      requestsPerSec: { before, after, ratio: +paired((m) => m.requestsPerSec).toFixed(3) },
-      serverCpuUsPerRequest: { before: cpuBefore, after: cpuAfter, ratio: +paired((m) => m.cpuUsPerRequest).toFixed(3) },
+      requestsPerSec: { before, after, ...paired((m) => m.requestsPerSec) },
+      serverCpuUsPerRequest: { before: cpuBefore, after: cpuAfter, ...paired((m) => m.cpuUsPerRequest) },
     }];
   }));
   console.log(JSON.stringify({ ops: count, rounds, slices, restartEvery, concurrency, asUser, together, afterFlags: afterFlags(), byOp }));

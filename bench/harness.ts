@@ -122,6 +122,26 @@ export function spread(values: number[]): Spread {
   };
 }
 
+/**
+ * A 95% confidence interval for the median of `values`, free of any assumption on their
+ * distribution (the sign test's): the j-th smallest and the j-th largest value, where j is the
+ * largest count with P(X < j) ≤ 2.5% for X ~ Binomial(n, 1/2). Per-round ratios on a shared machine are skewed by bursts, so a mean ± deviation would
+ * mislead. Undefined below 6 values, where no such j exists.
+ */
+export function medianInterval(values: readonly number[]): [low: number, high: number] | undefined {
+  const s = [...values].sort((a, b) => a - b);
+  const n = s.length;
+  let below = 0; // P(X < j) for X ~ Binomial(n, 1/2)
+  let term = 0.5 ** n; // P(X = j)
+  let j = 0;
+  while (below + term <= 0.025) {
+    below += term;
+    term *= (n - j) / (j + 1);
+    j++;
+  }
+  return j === 0 ? undefined : [round(s[j - 1], 3), round(s[n - j], 3)];
+}
+
 export function round(v: number, digits = 2): number {
   if (!Number.isFinite(v)) return v;
   const f = 10 ** digits;
