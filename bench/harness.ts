@@ -125,8 +125,9 @@ export function spread(values: number[]): Spread {
 /**
  * A 95% confidence interval for the median of `values`, free of any assumption on their
  * distribution (the sign test's): the j-th smallest and the j-th largest value, where j is the
- * largest count with P(X < j) ≤ 2.5% for X ~ Binomial(n, 1/2). Per-round ratios on a shared machine are skewed by bursts, so a mean ± deviation would
- * mislead. Undefined below 6 values, where no such j exists.
+ * largest count with P(X < j) ≤ 2.5% for X ~ Binomial(n, 1/2). Per-round ratios on a shared
+ * machine are skewed by bursts, so a mean ± deviation would mislead. Undefined below 6 values,
+ * where no such j exists.
  */
 export function medianInterval(values: readonly number[]): [low: number, high: number] | undefined {
   const s = [...values].sort((a, b) => a - b);
