@@ -65,7 +65,7 @@ export const scenario: Scenario = {
   smoke: { concurrency: [8], ops: [50], rounds: [1], warmup: [0], servers: [1], flood: [16], calm: [2], calmOps: [50] },
   help: {
     concurrency: 'requests in flight (throughput part)', ops: 'creates, then GETs, per round and server', rounds: 'measured rounds',
-    warmup: 'unmeasured rounds first', servers: 'server processes of each variant (rounds visit all)', flood: 'the flooding user\'s requests in flight', calm: 'the well-behaved user\'s requests in flight',
+    warmup: 'unmeasured rounds first', servers: 'server processes of each variant, new every round', flood: 'the flooding user\'s requests in flight', calm: 'the well-behaved user\'s requests in flight',
     calmOps: 'the well-behaved user\'s GETs (and the objects both users GET)',
   },
   async run(ctx) {
