@@ -27,12 +27,18 @@ const variants: Variant[] = [
 const ops: Op[] = ['create', 'get'];
 const ns = 'apf';
 
-interface Running { variant: Variant; replica: number; server: TestServer; load: LoadProcess; scrapes: number; stopScraping?: () => void }
+interface Running { variant: Variant; replica: number; server: TestServer; load: LoadProcess; stopScraping?: () => void }
 /** a median of per-round ratios, with its 95% confidence interval where there are rounds enough */
 type Paired = Spread & { interval: [number, number] | undefined };
 
 const withInterval = (p: Paired): string => (p.interval ? `${fmt(p.median)} (95%: ${fmt(p.interval[0])}-${fmt(p.interval[1])})` : `${fmt(p.median)} ±${fmt(p.spreadPct)}%`);
 type Cells = Record<Op, PhaseResult & { cpuUs: number }>;
+
+async function stop(run: Running): Promise<void> {
+  run.stopScraping?.();
+  await run.load.close();
+  await run.server.dispose();
+}
 
 async function start(apf: boolean, extraArgs: string[] = []): Promise<TestServer> {
   const server = await startServer({ args: ['--log-level', 'warn', ...extraArgs, ...(apf ? [] : ['--enable-priority-and-fairness=false'])] });
@@ -102,9 +108,9 @@ export const scenario: Scenario = {
         const shift = ((r % slots.length) + slots.length) % slots.length;
         for (const { variant, replica } of [...slots.slice(shift), ...slots.slice(0, shift)]) {
           const server = await start(variant.apf);
-          const run: Running = { variant, replica, server, scrapes: 0, load: await LoadProcess.start(server.url, userFor(server, 'bench-user', ['bench']), 1) };
+          const run: Running = { variant, replica, server, load: await LoadProcess.start(server.url, userFor(server, 'bench-user', ['bench']), 1) };
           // scraped from the start, warm-up included, as Prometheus scrapes a server that has run a while
-          if (variant.scrape) run.stopScraping = scrapeMetricsEverySecond(server, () => { run.scrapes++; });
+          if (variant.scrape) run.stopScraping = scrapeMetricsEverySecond(server);
           running.push(run);
         }
         const out = new Map<string, Cells[]>();
@@ -116,7 +122,7 @@ export const scenario: Scenario = {
             if (r >= 0) ctx.log(`apf ${run.variant.name} #${run.replica + 1} round ${r + 1}/${rounds}: ${ops.map((op) => `${op} ${fmt(cells[op].requestsPerSec)}/s p99 ${fmt(cells[op].latencyMs.p99)} ms ${fmt(cells[op].cpuUs)} µs CPU`).join('; ')}`);
           }
         } finally {
-          for (const run of running.splice(0)) { run.stopScraping?.(); await run.load.close(); await run.server.dispose(); }
+          for (const run of running.splice(0)) await stop(run);
         }
         return out;
       });
@@ -218,7 +224,7 @@ export const scenario: Scenario = {
       const lines = rows.map((r) => `apf ${r[0]}: creates ${r[1]}/s (p99 ${r[3]} ms), GETs ${r[7]}/s (p99 ${r[9]} ms)`);
       return { lines, ratios, tables, charts, budget, figures: { concurrency: c, count, rounds, warmup, measured: Object.fromEntries(variants.map((v) => [v.name, ops.map((op) => cell(v, op, (p) => p.requestsPerSec))])), flood } };
     } finally {
-      for (const run of running) { run.stopScraping?.(); await run.load.close(); await run.server.dispose(); }
+      for (const run of running) await stop(run);
       for (const load of loads) await load.close();
       for (const server of extra) await server.dispose();
     }

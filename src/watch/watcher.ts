@@ -154,8 +154,8 @@ export class Watcher implements Flushable {
 
   /**
    * Writes the events `frames[from … to)` as `merged` (the same bytes, merged as `takesMerged`
-   * allows; shared with other watchers, never modified), unless its client stopped reading: then the watch is cut,
-   * its backlog dropped, rather than buffered without bound.
+   * allows; shared with other watchers, never modified), unless its client stopped reading: then
+   * the watch is cut, its backlog dropped, rather than buffered without bound.
    */
   deliver(frames: readonly Frame[], from: number, to: number, merged: readonly Frame[], maxBufferedBytes: number): void {
     if (this.closed) return;
