@@ -29,16 +29,14 @@ export function call(server: TestServer, agent: Agent, method: string, path: str
   });
 }
 
-/** Runs `task` for indices 0..n-1 with at most `concurrency` in flight. */
-/** Scrapes the server's /metrics once a second (as an operator's Prometheus would) until stopped; `onScrape` counts them. */
-export function scrapeMetricsEverySecond(server: TestServer, onScrape: () => void = () => {}): () => void {
+/** Scrapes the server's /metrics once a second (as an operator's Prometheus would) until stopped. */
+export function scrapeMetricsEverySecond(server: TestServer): () => void {
   const agent = agentFor(server, 1);
   let stopped = false;
   const tick = async () => {
     while (!stopped) {
       const res = await call(server, agent, 'GET', '/metrics');
       if (res.status !== 200) throw new Error(`/metrics: ${res.status}`);
-      onScrape();
       await new Promise((r) => setTimeout(r, 1000));
     }
   };

@@ -42,7 +42,7 @@ async function main(): Promise<void> {
   const config = parsed.config;
   const log = pino({ level: config.logLevel, base: { component: 'orch-apiserver' } }, pino.destination({ sync: false }));
   // V8's allocation-site pretenuring, left on, put some server processes in a state where every
-  // request's objects were promoted to the old generation: scavenges took 11-14 ms instead of 1-2
+  // request's objects were promoted to the old generation: scavenges took 10-14 ms instead of 1-2
   // and a GET cost 20-30% more CPU, in about half the processes started (docs/decisions.md)
   setFlagsFromString('--no-allocation-site-pretenuring');
   const { startApiServer } = await import('../apiserver.js');
