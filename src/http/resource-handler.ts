@@ -120,9 +120,17 @@ export class ResourceHandler {
     return decoded.object;
   }
 
-  private async get(ex: Exchange, store: ObjectStore, namespace: string | undefined, name: string): Promise<void> {
+  private get(ex: Exchange, store: ObjectStore, namespace: string | undefined, name: string): Promise<void> | undefined {
     const rv = ex.query.get('resourceVersion');
-    if (!rv) return ex.sendObject(200, await store.getLatest(namespace, name));
+    if (rv) return this.getAt(ex, store, namespace, name, rv);
+    const latest = store.getLatest(namespace, name);
+    // from the read model at once, usually: no promise between the lookup and the answer
+    if (latest instanceof Promise) return latest.then((object) => ex.sendObject(200, object));
+    ex.sendObject(200, latest);
+    return undefined;
+  }
+
+  private async getAt(ex: Exchange, store: ObjectStore, namespace: string | undefined, name: string, rv: string): Promise<void> {
     if (rv !== '0') await store.waitForRevision(parseResourceVersion(rv));
     ex.sendObject(200, await store.read(namespace, name));
   }

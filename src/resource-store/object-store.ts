@@ -86,9 +86,15 @@ export class ObjectStore {
 
   /**
    * GET without a resourceVersion: like a list without one, it must see every write any
-   * replica acknowledged before it began.
+   * replica acknowledged before it began. When no other process writes the storage, the read
+   * model is that state already, and the object comes without a promise (most GETs).
    */
-  async getLatest(namespace: string | undefined, name: string): Promise<StoredObject> {
+  getLatest(namespace: string | undefined, name: string): StoredObject | Promise<StoredObject> {
+    if (!this.deps.writer.shared && !this.view.needsPreparation) return this.get(namespace, name);
+    return this.getConsistent(namespace, name);
+  }
+
+  private async getConsistent(namespace: string | undefined, name: string): Promise<StoredObject> {
     const current = await this.reader.currentRevision();
     if (current.cacheCurrent) return this.read(namespace, name);
     const key = this.key(namespace, name);

@@ -30,7 +30,7 @@ export class WriterClient {
   alive = true;
 
   /** `shared`: other processes write the same storage (etcd), so the read model can lag behind it */
-  private constructor(private readonly worker: Worker, readonly readModel: ReadModel, private readonly shared: boolean) {}
+  private constructor(private readonly worker: Worker, readonly readModel: ReadModel, readonly shared: boolean) {}
 
   static start(workerUrl: URL, options: WriterOptions): Promise<WriterClient> {
     const worker = new Worker(workerUrl, { workerData: options });
