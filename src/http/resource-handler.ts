@@ -63,7 +63,12 @@ export class ResourceHandler {
     this.virtualCreates = new VirtualCreates(deps);
   }
 
-  async serve(ex: Exchange, info: RequestInfo, kind: KindDeclaration): Promise<void> {
+  /**
+   * Serves one resource request. Not an async function: the verbs' own promises go back as they
+   * are (an async function would adopt each into one more promise), and a GET answered from the
+   * read model returns nothing to wait for. What it throws, the chain turns into a rejection.
+   */
+  serve(ex: Exchange, info: RequestInfo, kind: KindDeclaration): Promise<void> | undefined {
     const store = this.deps.stores.of(kind);
     if (kind.namespaced && info.name && !info.namespace) throw errors.pathNotFound();
     if (!kind.namespaced && info.namespace && kind.resource !== 'namespaces') throw errors.pathNotFound();

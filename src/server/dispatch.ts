@@ -24,6 +24,9 @@ export interface DispatchDeps {
   onDeprecatedRequest?: DeprecatedRequestHook;
 }
 
+/** what a request answered in the call that served it returns: one settled promise serves them all */
+const answered = Promise.resolve();
+
 function kindOf(kinds: ApiRegistry, info: RequestInfo): KindDeclaration {
   if (!info.isResourceRequest || (info.apiPrefix === 'api' && info.apiGroup)) throw errors.pathNotFound();
   const kind = kinds.lookup(info.apiPrefix === 'api' ? '' : info.apiGroup, info.apiVersion, info.resource);
@@ -60,12 +63,12 @@ export function dispatcher(deps: DispatchDeps): Handler {
     ex.user = ctx.user;
     if (!ctx.info.isResourceRequest) {
       if (!deps.nonResource.serve(ex)) throw errors.pathNotFound();
-      return Promise.resolve();
+      return answered;
     }
     const kind = kindOf(deps.kinds, ctx.info);
     ex.kind = kind;
     noteDeprecation(kind, ctx.info, ctx, ex.warnings, deps.onDeprecatedRequest);
     void ex.negotiated; // an unacceptable Accept fails before any work is done
-    return deps.resources.serve(ex, ctx.info, kind);
+    return deps.resources.serve(ex, ctx.info, kind) ?? answered;
   };
 }
