@@ -86,11 +86,11 @@ export class ObjectStore {
 
   /**
    * GET without a resourceVersion: like a list without one, it must see every write any
-   * replica acknowledged before it began. When no other process writes the storage, the read
-   * model is that state already, and the object comes without a promise (most GETs).
+   * replica acknowledged before it began. When the read model always holds that state (no other
+   * process writes the storage), the object comes without a promise (most GETs).
    */
   getLatest(namespace: string | undefined, name: string): StoredObject | Promise<StoredObject> {
-    if (!this.deps.writer.shared && !this.view.needsPreparation) return this.get(namespace, name);
+    if (this.deps.writer.readModelAlwaysCurrent && !this.view.needsPreparation) return this.get(namespace, name);
     return this.getConsistent(namespace, name);
   }
 

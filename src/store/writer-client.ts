@@ -30,7 +30,13 @@ export class WriterClient {
   alive = true;
 
   /** `shared`: other processes write the same storage (etcd), so the read model can lag behind it */
-  private constructor(private readonly worker: Worker, readonly readModel: ReadModel, readonly shared: boolean) {}
+  private constructor(private readonly worker: Worker, readonly readModel: ReadModel, private readonly shared: boolean) {}
+
+  /**
+   * Whether the read model always holds every acknowledged write: true unless other processes
+   * write the storage, since this process answers a write only after its read model applied it.
+   */
+  get readModelAlwaysCurrent(): boolean { return !this.shared; }
 
   static start(workerUrl: URL, options: WriterOptions): Promise<WriterClient> {
     const worker = new Worker(workerUrl, { workerData: options });
@@ -83,7 +89,7 @@ export class WriterClient {
    * current, since every write is answered after the read model applied it.
    */
   currentRevision(prefix: string): Promise<CurrentRevision> {
-    if (!this.shared) return Promise.resolve({ revision: this.readModel.revision, cacheCurrent: true });
+    if (this.readModelAlwaysCurrent) return Promise.resolve({ revision: this.readModel.revision, cacheCurrent: true });
     if (!this.alive) return Promise.reject(new Error(this.health.message ?? 'storage writer stopped'));
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
