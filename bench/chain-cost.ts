@@ -20,7 +20,9 @@
  * with both orders alternated, about ±4% is left, the method's floor. `--scrape before|after` scrapes that side's /metrics
  * once a second for the whole run (with `--before` this checkout and `--after-flags
  * '--enable-priority-and-fairness=false'`: what APF and a Prometheus scraping it cost together).
- * Usage: node dist/bench/chain-cost.js --before <checkout of 6313749, built> [--ops 3000] [--rounds 5] [--slices 4] [--restart 1] [--concurrency 64] [--as-user 1] [--together 1] [--after-flags '...'] [--scrape before|after]
+ * `--warm <n>` sets the requests per op of that unmeasured warm-up (default: `--ops`); a few
+ * thousand measure a warmed server's steady state rather than its first minute of JIT compiling.
+ * Usage: node dist/bench/chain-cost.js --before <checkout of 6313749, built> [--ops 3000] [--warm 3000] [--rounds 5] [--slices 4] [--restart 1] [--concurrency 64] [--as-user 1] [--together 1] [--after-flags '...'] [--scrape before|after]
  */
 import { LoadProcess, cpuMsOf, measureRounds, medianInterval, spread, type Op } from './harness.js';
 import { agentFor, builtServerScript, call, flag, scrapeMetricsEverySecond, startServer, type TestServer } from './support.js';
@@ -33,6 +35,8 @@ const concurrency = flag('concurrency', 64);
 const slices = flag('slices', 4);
 /** new server processes every this many rounds (0: the same two for the whole run) */
 const restartEvery = flag('restart', 1);
+/** requests per op in the unmeasured pass that warms each new pair of servers (JIT, caches, heap) */
+const warmCount = flag('warm', count);
 
 function beforeScript(): string {
   const at = process.argv.indexOf('--before');
@@ -83,9 +87,9 @@ interface Measured { requestsPerSec: number; cpuUsPerRequest: number }
  * machine (seconds long, up to 2x) then falls on both sides alike within the round, and the
  * round's after/before ratio is paired. Each slice works on its own range of the round's names.
  */
-async function measureOp(op: Op, prefix: string): Promise<Record<Side, Measured>> {
+async function measureOp(op: Op, prefix: string, n = count): Promise<Record<Side, Measured>> {
   const totals = { before: { seconds: 0, cpuMs: 0 }, after: { seconds: 0, cpuMs: 0 } };
-  const per = Math.ceil(count / slices);
+  const per = Math.ceil(n / slices);
   const slice = async (side: Side, k: number): Promise<void> => {
     const pid = sides[side].server.process.pid as number;
     // the server's CPU time per request: what load from other processes disturbs least
@@ -103,8 +107,8 @@ async function measureOp(op: Op, prefix: string): Promise<Record<Side, Measured>
     }
     for (const side of pair) await slice(side, k);
   }
-  const n = per * slices;
-  const of = (side: Side): Measured => ({ requestsPerSec: Math.round(n / totals[side].seconds), cpuUsPerRequest: (totals[side].cpuMs * 1000) / n });
+  const done = per * slices;
+  const of = (side: Side): Measured => ({ requestsPerSec: Math.round(done / totals[side].seconds), cpuUsPerRequest: (totals[side].cpuMs * 1000) / done });
   return { before: of('before'), after: of('after') };
 }
 
@@ -127,19 +131,25 @@ async function stopSides(): Promise<void> {
   }
 }
 
+/** One unmeasured pass of every op on both new servers. */
+async function warmSides(tag: string): Promise<void> {
+  for (const op of ops) await measureOp(op, `w${tag}`, warmCount);
+}
+
 let sides = await startSides();
 try {
-  const measured = await measureRounds(rounds, 1, async (r, warm) => {
-    if (!warm && restartEvery > 0 && r > 0 && r % restartEvery === 0) {
+  await warmSides('0');
+  const measured = await measureRounds(rounds, 0, async (r) => {
+    if (restartEvery > 0 && r > 0 && r % restartEvery === 0) {
       // a server process keeps its own speed for life (one of two identical builds measured 14%
       // slower in every round of an A/A run): new processes, warmed by one unmeasured pass
       await stopSides();
       sides = await startSides();
-      for (const op of ops) await measureOp(op, `w${r}`);
+      await warmSides(String(r));
     }
     const out = { before: {}, after: {} } as Record<Side, Record<Op, Measured>>;
     for (const op of ops) {
-      const m = await measureOp(op, `${warm ? 'w' : 'r'}${r}`);
+      const m = await measureOp(op, `r${r}`);
       out.before[op] = m.before;
       out.after[op] = m.after;
     }
@@ -162,7 +172,7 @@ try {
       serverCpuUsPerRequest: { before: cpuBefore, after: cpuAfter, ...paired((m) => m.cpuUsPerRequest) },
     }];
   }));
-  console.log(JSON.stringify({ ops: count, rounds, slices, restartEvery, concurrency, asUser, together, afterFlags: afterFlags(), byOp }));
+  console.log(JSON.stringify({ ops: count, warm: warmCount, rounds, slices, restartEvery, concurrency, asUser, together, afterFlags: afterFlags(), byOp }));
 } finally {
   await stopSides();
 }
