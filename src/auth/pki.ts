@@ -1,25 +1,17 @@
 // Self-managed PKI for the API server: a CA, a TLS serving certificate and an admin client
 // certificate, created on first start under <data-dir>/pki and reused afterwards.
-import { createPrivateKey, randomBytes, webcrypto, KeyObject, X509Certificate as NodeX509Certificate } from "node:crypto";
+import { createPrivateKey, KeyObject, X509Certificate as NodeX509Certificate } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { isIP } from "node:net";
 import { hostname } from "node:os";
 import { dirname, join } from "node:path";
-import type * as X509 from "@peculiar/x509";
+import { Worker } from "node:worker_threads";
 import { dump } from "js-yaml";
+import type { IssueRequest, IssueResult, LeafSpec, PemPair } from "./certificate-issuer.js";
 
 export interface PkiFiles { dir: string; caCert: string; caKey: string; servingCert: string; servingKey: string; adminCert: string; adminKey: string }
 export interface PkiMaterial { files: PkiFiles; caCertPem: string; servingCertPem: string; servingKeyPem: string; adminCertPem: string; adminKeyPem: string }
 
-interface PemPair { certPem: string; keyPem: string }
-interface SigningCa { cert: X509.X509Certificate; key: webcrypto.CryptoKey }
-interface LeafSpec { subject: string; usage: "serverAuth" | "clientAuth"; sans: X509.JsonGeneralNames }
-
-const EC_KEY_ALGORITHM: webcrypto.EcKeyGenParams = { name: "ECDSA", namedCurve: "P-256" };
-const HOUR_MS = 3_600_000;
-const YEAR_MS = 365 * 24 * HOUR_MS;
-const CA_VALIDITY_MS = 10 * YEAR_MS;
-const LEAF_VALIDITY_MS = YEAR_MS;
 
 /** Loads the PKI under `dir` (data-dir/pki), generating whatever is missing: a self-signed CA
  *  (CN "orch-ca"), a serving certificate signed by it with SANs = DNS localhost + os.hostname() +
@@ -39,19 +31,15 @@ export async function ensurePki(dir: string, opts: { hostNames?: string[]; ipAdd
   for (const ip of opts.ipAddresses ?? []) if (!isIP(ip)) throw new Error(`PKI: ipAddresses: "${ip}" is not an IP address`);
   mkdirSync(dir, { recursive: true, mode: 0o700 });
 
-  let ca: PemPair;
-  let caIsNew = false;
+  let ca: PemPair | undefined;
   if (existsSync(files.caCert) && existsSync(files.caKey)) {
     ca = loadPair(files.caCert, files.caKey);
   } else if (existsSync(files.caCert) || existsSync(files.caKey)) {
     // Replacing half a CA silently would invalidate every kubeconfig and client cert issued from it.
     const [present, missing] = existsSync(files.caCert) ? [files.caCert, files.caKey] : [files.caKey, files.caCert];
     throw new Error(`PKI: found ${present} but not ${missing}; restore it, or remove ${present} to generate a new CA`);
-  } else {
-    ca = await generateCa();
-    writePair(files.caCert, files.caKey, ca);
-    caIsNew = true;
   }
+  const caIsNew = ca === undefined;
 
   const servingSpec: LeafSpec = {
     subject: "CN=orch-apiserver",
@@ -62,20 +50,24 @@ export async function ensurePki(dir: string, opts: { hostNames?: string[]; ipAdd
     ],
   };
   const adminSpec: LeafSpec = { subject: "O=system:masters, CN=orch-admin", usage: "clientAuth", sans: [] };
-
-  let signingCa: Promise<SigningCa> | undefined;
-  const ensureLeaf = async (certFile: string, keyFile: string, spec: LeafSpec): Promise<PemPair> => {
-    // A leaf that predates a freshly generated CA cannot chain to it, so it is re-issued too.
-    if (!caIsNew && existsSync(certFile) && existsSync(keyFile)) return loadPair(certFile, keyFile);
-    signingCa ??= importCa(ca, files.caKey);
-    const leaf = await issueLeaf(await signingCa, spec);
-    writePair(certFile, keyFile, leaf);
-    return leaf;
-  };
-  const [serving, admin] = await Promise.all([
-    ensureLeaf(files.servingCert, files.servingKey, servingSpec),
-    ensureLeaf(files.adminCert, files.adminKey, adminSpec),
-  ]);
+  const leaves = [
+    { certFile: files.servingCert, keyFile: files.servingKey, spec: servingSpec },
+    { certFile: files.adminCert, keyFile: files.adminKey, spec: adminSpec },
+  ];
+  // A leaf that predates a freshly generated CA cannot chain to it, so it is re-issued too.
+  const missing = leaves.filter((l) => caIsNew || !existsSync(l.certFile) || !existsSync(l.keyFile));
+  const pairs = new Map<string, PemPair>();
+  if (missing.length > 0) {
+    const issued = await issueInWorker({ ...(ca ? { ca } : {}), caKeyFile: files.caKey, leaves: missing.map((l) => l.spec) });
+    if (caIsNew) writePair(files.caCert, files.caKey, issued.ca);
+    ca = issued.ca;
+    missing.forEach((l, i) => {
+      writePair(l.certFile, l.keyFile, issued.leaves[i]);
+      pairs.set(l.certFile, issued.leaves[i]);
+    });
+  }
+  const [serving, admin] = leaves.map((l) => pairs.get(l.certFile) ?? loadPair(l.certFile, l.keyFile));
+  if (!ca) throw new Error("PKI: no CA"); // unreachable: loaded or issued above
 
   return {
     files,
@@ -110,86 +102,18 @@ export function writeKubeconfig(
   writeAtomic(file, dump(config, { lineWidth: -1 }), 0o600);
 }
 
-let x509Module: Promise<typeof X509> | undefined;
-
-/** @peculiar/x509 is only needed to create certificates, so it is loaded on demand: importing it
- *  costs ~80 ms, which a restart with an existing PKI (loaded via node:crypto) never pays. */
-function loadX509(): Promise<typeof X509> {
-  x509Module ??= (async () => {
-    // x509 loads tsyringe, which throws at import time unless the Reflect metadata API exists.
-    await import("reflect-metadata");
-    const x509 = await import("@peculiar/x509");
-    x509.cryptoProvider.set(webcrypto);
-    return x509;
-  })();
-  return x509Module;
-}
-
-async function generateCa(): Promise<PemPair> {
-  const x509 = await loadX509();
-  const keys = await webcrypto.subtle.generateKey(EC_KEY_ALGORITHM, true, ["sign", "verify"]);
-  const notBefore = backdatedNow();
-  const cert = await x509.X509CertificateGenerator.createSelfSigned({
-    serialNumber: randomSerial(),
-    name: "CN=orch-ca",
-    notBefore,
-    notAfter: new Date(notBefore.getTime() + CA_VALIDITY_MS),
-    keys,
-    extensions: [
-      new x509.BasicConstraintsExtension(true, undefined, true),
-      new x509.KeyUsagesExtension(x509.KeyUsageFlags.keyCertSign | x509.KeyUsageFlags.cRLSign, true),
-      await x509.SubjectKeyIdentifierExtension.create(keys.publicKey),
-    ],
+/** Issues certificates in a worker thread of its own, which ends once they are out (certificate-issuer.ts says why). */
+function issueInWorker(request: IssueRequest): Promise<IssueResult> {
+  return new Promise((resolve, reject) => {
+    const worker = new Worker(new URL("../../workers/certificate-issuer.js", import.meta.url), { workerData: request });
+    let answer: { issued?: IssueResult; error?: string } | undefined;
+    worker.once("message", (m: { issued?: IssueResult; error?: string }) => { answer = m; });
+    worker.once("error", reject);
+    worker.once("exit", (code) => {
+      if (answer?.issued) resolve(answer.issued);
+      else reject(new Error(answer?.error ?? `PKI: the certificate issuer exited with code ${code} and no answer`));
+    });
   });
-  return { certPem: cert.toString("pem") + "\n", keyPem: exportKeyPem(keys.privateKey) };
-}
-
-async function issueLeaf(ca: SigningCa, spec: LeafSpec): Promise<PemPair> {
-  const x509 = await loadX509();
-  const keys = await webcrypto.subtle.generateKey(EC_KEY_ALGORITHM, true, ["sign", "verify"]);
-  const caSki = ca.cert.getExtension(x509.SubjectKeyIdentifierExtension);
-  const notBefore = backdatedNow();
-  const extensions: X509.Extension[] = [
-    new x509.BasicConstraintsExtension(false, undefined, true),
-    new x509.KeyUsagesExtension(x509.KeyUsageFlags.digitalSignature | x509.KeyUsageFlags.keyEncipherment, true),
-    new x509.ExtendedKeyUsageExtension([x509.ExtendedKeyUsage[spec.usage]]),
-    // Prefer the CA's own SKI so chaining also works for imported CAs whose SKI was computed differently.
-    caSki ? new x509.AuthorityKeyIdentifierExtension(caSki.keyId) : await x509.AuthorityKeyIdentifierExtension.create(ca.cert.publicKey),
-  ];
-  if (spec.sans.length > 0) extensions.push(new x509.SubjectAlternativeNameExtension(spec.sans));
-  const cert = await x509.X509CertificateGenerator.create({
-    serialNumber: randomSerial(),
-    subject: spec.subject,
-    issuer: ca.cert.subjectName,
-    notBefore,
-    notAfter: new Date(notBefore.getTime() + LEAF_VALIDITY_MS),
-    publicKey: keys.publicKey,
-    signingKey: ca.key,
-    extensions,
-  });
-  return { certPem: cert.toString("pem") + "\n", keyPem: exportKeyPem(keys.privateKey) };
-}
-
-/** Turns the CA's PEM key into a WebCrypto signing key; accepts RSA and NIST EC keys so an existing (e.g. kubeadm) CA can be dropped in. */
-async function importCa(ca: PemPair, keyFile: string): Promise<SigningCa> {
-  const x509 = await loadX509();
-  const key = createPrivateKey(ca.keyPem);
-  const pkcs8 = key.export({ type: "pkcs8", format: "der" });
-  let algorithm: webcrypto.RsaHashedImportParams | webcrypto.EcKeyImportParams;
-  if (key.asymmetricKeyType === "rsa") {
-    algorithm = { name: "RSASSA-PKCS1-v1_5", hash: "SHA-256" };
-  } else if (key.asymmetricKeyType === "ec") {
-    const curves: Record<string, string> = { prime256v1: "P-256", secp384r1: "P-384", secp521r1: "P-521" };
-    const namedCurve = curves[key.asymmetricKeyDetails?.namedCurve ?? ""];
-    if (!namedCurve) throw new Error(`PKI: ${keyFile}: unsupported EC curve ${key.asymmetricKeyDetails?.namedCurve}`);
-    algorithm = { name: "ECDSA", namedCurve };
-  } else {
-    throw new Error(`PKI: ${keyFile}: unsupported CA key type ${key.asymmetricKeyType}; use RSA or EC`);
-  }
-  return {
-    cert: new x509.X509Certificate(ca.certPem),
-    key: await webcrypto.subtle.importKey("pkcs8", pkcs8, algorithm, false, ["sign"]),
-  };
 }
 
 /** Reads a cert/key pair, failing with the offending file's name rather than a bare parser error. */
@@ -224,22 +148,6 @@ function writeAtomic(file: string, data: string, mode: number): void {
   rmSync(tmp, { force: true }); // a leftover from a crash would keep its old mode
   writeFileSync(tmp, data, { mode });
   renameSync(tmp, file);
-}
-
-function exportKeyPem(key: webcrypto.CryptoKey): string {
-  return KeyObject.from(key).export({ type: "pkcs8", format: "pem" }).toString();
-}
-
-/** 128 random bits with the top bit cleared so the DER INTEGER is positive without padding. */
-function randomSerial(): string {
-  const bytes = randomBytes(16);
-  bytes[0] = (bytes[0] ?? 0) & 0x7f;
-  return bytes.toString("hex");
-}
-
-/** Backdated by an hour to tolerate clock skew between this host and its clients. */
-function backdatedNow(): Date {
-  return new Date(Date.now() - HOUR_MS);
 }
 
 function unique(values: string[]): string[] {
