@@ -5,13 +5,12 @@
  * the validation messages apimachinery gives. A Format is carried as a map under a reserved key
  * (as optionals are, values.ts), so that no rule can build one by hand.
  */
-import { CelScalar, celFunc, celMethod, isCelMap, type CelFunc } from '@bufbuild/cel';
+import type { CelFunc } from '@bufbuild/cel';
+import { cel } from '../../cel/engine.js';
 import { matchesFormat } from '../../api/schema/formats.js';
 import { isDns1123Label, isDns1123Subdomain, isQualifiedName, isValidLabelValue } from '../../api/validation/names.js';
 import { isDns1035Label } from '../dns-1035-label.js';
 import { optionalOf } from './values.js';
-
-const { DYN, STRING } = CelScalar;
 
 /** The key that marks a map as a Format. */
 const formatKey = '\u0000orch.format';
@@ -59,7 +58,7 @@ function formatValue(name: string): Map<string, string> {
 
 /** The Format a CEL value is, if it is one. */
 export function formatOf(value: unknown): Format | undefined {
-  if (!isCelMap(value)) return undefined;
+  if (!cel().isCelMap(value)) return undefined;
   const name = (value as unknown as ReadonlyMap<string, unknown>).get(formatKey);
   return typeof name === 'string' ? formats[name] : undefined;
 }
@@ -67,13 +66,18 @@ export function formatOf(value: unknown): Format | undefined {
 /** The qualified names the library declares (their `format` namespace is not a variable). */
 export const formatFunctionNames: ReadonlySet<string> = new Set(['format.named', ...Object.keys(formats).map((name) => `format.${name}`)]);
 
-export const formatLibrary: readonly CelFunc[] = [
-  celFunc('format.named', [STRING], DYN, (name) => optionalOf(Object.hasOwn(formats, name) ? formatValue(name) : undefined) as never),
-  ...Object.keys(formats).map((name) => celFunc(`format.${name}`, [], DYN, () => formatValue(name) as never)),
-  celMethod('validate', DYN, [STRING], DYN, function (value) {
-    const format = formatOf(this);
-    if (!format) throw new Error('no such overload: validate');
-    const errs = format.validate(value);
-    return optionalOf(errs.length ? errs : undefined) as never;
-  }),
-];
+/** The library's functions (built by kubernetesLibraries, once). */
+export function formatLibrary(): CelFunc[] {
+  const { CelScalar, celFunc, celMethod } = cel();
+  const { DYN, STRING } = CelScalar;
+  return [
+    celFunc('format.named', [STRING], DYN, (name) => optionalOf(Object.hasOwn(formats, name) ? formatValue(name) : undefined) as never),
+    ...Object.keys(formats).map((name) => celFunc(`format.${name}`, [], DYN, () => formatValue(name) as never)),
+    celMethod('validate', DYN, [STRING], DYN, function (value) {
+      const format = formatOf(this);
+      if (!format) throw new Error('no such overload: validate');
+      const errs = format.validate(value);
+      return optionalOf(errs.length ? errs : undefined) as never;
+    }),
+  ];
+}

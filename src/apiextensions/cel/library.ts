@@ -6,13 +6,10 @@
  * as their strings (the functions parse them), a simplification of Kubernetes' opaque types.
  */
 import { isIP } from 'node:net';
-import { CelScalar, celFunc, celMethod, isCelMap, listType, mapType, type CelFunc } from '@bufbuild/cel';
-import { strings } from '@bufbuild/cel/ext';
+import type { CelFunc } from '@bufbuild/cel';
+import { cel, celExtensions } from '../../cel/engine.js';
 import { optionalKey } from './values.js';
 import { formatLibrary } from './format-library.js';
-
-const { DYN, BOOL, STRING, INT } = CelScalar;
-const DYN_LIST = listType(DYN);
 
 function items(list: unknown): unknown[] {
   return [...(list as Iterable<unknown>)];
@@ -31,34 +28,6 @@ function equal(a: unknown, b: unknown): boolean {
   return a === b;
 }
 
-const lists: CelFunc[] = [
-  celMethod('isSorted', DYN_LIST, [], BOOL, function () {
-    const xs = items(this);
-    return xs.every((x, i) => i === 0 || compare(xs[i - 1], x) <= 0);
-  }),
-  celMethod('sum', DYN_LIST, [], DYN, function () {
-    const xs = items(this);
-    if (xs.length === 0) return 0n;
-    return xs.reduce((acc: unknown, x) => (typeof acc === 'bigint' && typeof x === 'bigint' ? acc + x : Number(acc) + Number(x))) as never;
-  }),
-  celMethod('min', DYN_LIST, [], DYN, function () {
-    const xs = items(this);
-    if (xs.length === 0) throw new Error('min called on empty list');
-    return xs.reduce((a, b) => (compare(b, a) < 0 ? b : a)) as never;
-  }),
-  celMethod('max', DYN_LIST, [], DYN, function () {
-    const xs = items(this);
-    if (xs.length === 0) throw new Error('max called on empty list');
-    return xs.reduce((a, b) => (compare(b, a) > 0 ? b : a)) as never;
-  }),
-  celMethod('indexOf', DYN_LIST, [DYN], INT, function (x) { return BigInt(items(this).findIndex((y) => equal(y, x))); }),
-  celMethod('lastIndexOf', DYN_LIST, [DYN], INT, function (x) {
-    const xs = items(this);
-    for (let i = xs.length - 1; i >= 0; i--) if (equal(xs[i], x)) return BigInt(i);
-    return -1n;
-  }),
-];
-
 const regexCache = new Map<string, RegExp>();
 function regex(pattern: string): RegExp {
   let re = regexCache.get(pattern);
@@ -71,15 +40,6 @@ function regex(pattern: string): RegExp {
   return re;
 }
 
-const regexes: CelFunc[] = [
-  celMethod('find', STRING, [STRING], STRING, function (pattern) { return regex(pattern).exec(this)?.[0] ?? ''; }),
-  celMethod('findAll', STRING, [STRING], listType(STRING), function (pattern) { return [...this.matchAll(regex(pattern))].map((m) => m[0]); }),
-  celMethod('findAll', STRING, [STRING, INT], listType(STRING), function (pattern, limit) {
-    const all = [...this.matchAll(regex(pattern))].map((m) => m[0]);
-    return limit < 0n ? all : all.slice(0, Number(limit));
-  }),
-];
-
 function parseUrl(text: string): URL {
   try {
     return new URL(text);
@@ -87,21 +47,6 @@ function parseUrl(text: string): URL {
     throw new Error(`URL parse error during conversion from string: parse "${text}": invalid URI for request`);
   }
 }
-
-const urls: CelFunc[] = [
-  celFunc('url', [STRING], STRING, (text) => { parseUrl(text); return text; }),
-  celFunc('isURL', [STRING], BOOL, (text) => { try { new URL(text); return true; } catch { return false; } }),
-  celMethod('getScheme', STRING, [], STRING, function () { return parseUrl(this).protocol.replace(/:$/, ''); }),
-  celMethod('getHost', STRING, [], STRING, function () { return parseUrl(this).host; }),
-  celMethod('getHostname', STRING, [], STRING, function () { return parseUrl(this).hostname.replace(/^\[|\]$/g, ''); }),
-  celMethod('getPort', STRING, [], STRING, function () { return parseUrl(this).port; }),
-  celMethod('getEscapedPath', STRING, [], STRING, function () { return parseUrl(this).pathname; }),
-  celMethod('getQuery', STRING, [], mapType(STRING, listType(STRING)), function () {
-    const out = new Map<string, string[]>();
-    for (const [k, v] of parseUrl(this).searchParams) out.set(k, [...(out.get(k) ?? []), v]);
-    return out as never;
-  }),
-];
 
 function parseCidr(text: string): { address: string; bits: number; family: number } {
   const slash = text.indexOf('/');
@@ -122,23 +67,6 @@ function ipBits(address: string): bigint {
   return groups.reduce((acc, g) => (acc << 16n) + BigInt(parseInt(g || '0', 16)), 0n);
 }
 
-const networks: CelFunc[] = [
-  celFunc('isIP', [STRING], BOOL, (text) => isIP(text) !== 0),
-  celFunc('ip', [STRING], STRING, (text) => { if (!isIP(text)) throw new Error(`IP Address ${JSON.stringify(text)} parse error during conversion from string`); return text; }),
-  celMethod('family', STRING, [], INT, function () { return BigInt(isIP(this)); }),
-  celMethod('isLoopback', STRING, [], BOOL, function () { return isIP(this) === 4 ? this.startsWith('127.') : ipBits(this) === 1n; }),
-  celFunc('isCIDR', [STRING], BOOL, (text) => { try { parseCidr(text); return true; } catch { return false; } }),
-  celFunc('cidr', [STRING], STRING, (text) => { parseCidr(text); return text; }),
-  celMethod('prefixLength', STRING, [], INT, function () { return BigInt(parseCidr(this).bits); }),
-  celMethod('containsIP', STRING, [STRING], BOOL, function (ip) {
-    const net = parseCidr(this);
-    if (isIP(ip) !== net.family) return false;
-    const width = BigInt(net.family === 4 ? 32 : 128);
-    const shift = width - BigInt(net.bits);
-    return ipBits(ip) >> shift === ipBits(net.address) >> shift;
-  }),
-];
-
 const quantityPattern = /^([+-]?(?:\d+(?:\.\d*)?|\.\d+))(Ki|Mi|Gi|Ti|Pi|Ei|n|u|m|k|M|G|T|P|E|[eE][+-]?\d+)?$/;
 const suffixes: Readonly<Record<string, number>> = {
   Ki: 2 ** 10, Mi: 2 ** 20, Gi: 2 ** 30, Ti: 2 ** 40, Pi: 2 ** 50, Ei: 2 ** 60,
@@ -153,39 +81,121 @@ function quantityValue(text: string): number {
   return Number(m[1]) * factor;
 }
 
-const quantities: CelFunc[] = [
-  celFunc('isQuantity', [STRING], BOOL, (text) => quantityPattern.test(text)),
-  celFunc('quantity', [STRING], STRING, (text) => { quantityValue(text); return text; }),
-  celMethod('isGreaterThan', STRING, [STRING], BOOL, function (other) { return quantityValue(this) > quantityValue(other); }),
-  celMethod('isLessThan', STRING, [STRING], BOOL, function (other) { return quantityValue(this) < quantityValue(other); }),
-  celMethod('compareTo', STRING, [STRING], INT, function (other) { return BigInt(Math.sign(quantityValue(this) - quantityValue(other))); }),
-  celMethod('asApproximateFloat', STRING, [], CelScalar.DOUBLE, function () { return quantityValue(this); }),
-  celMethod('asInteger', STRING, [], INT, function () {
-    const v = quantityValue(this);
-    if (!Number.isSafeInteger(v)) throw new Error('cannot convert value to integer');
-    return BigInt(v);
-  }),
-  celMethod('sign', STRING, [], INT, function () { return BigInt(Math.sign(quantityValue(this))); }),
-];
-
 function optionalState(target: unknown): { present: boolean; value?: unknown } | undefined {
-  if (!isCelMap(target)) return undefined;
+  if (!cel().isCelMap(target)) return undefined;
   const map = target as unknown as { has(k: string): boolean; get(k: string): unknown };
   if (!map.has(optionalKey)) return undefined;
   return { present: map.get(optionalKey) === true, value: map.get('value') };
 }
 
-const optionals: CelFunc[] = [
-  celMethod('hasValue', DYN, [], BOOL, function () { return optionalState(this)?.present ?? true; }),
-  celMethod('value', DYN, [], DYN, function () {
-    const state = optionalState(this);
-    if (state && !state.present) throw new Error('optional.none() dereference');
-    return (state ? state.value : this) as never;
-  }),
-  celMethod('orValue', DYN, [DYN], DYN, function (fallback) {
-    const state = optionalState(this);
-    return (state ? (state.present ? state.value : fallback) : this) as never;
-  }),
-];
+let libraries: readonly CelFunc[] | undefined;
 
-export const kubernetesLibraries: readonly CelFunc[] = [...strings, ...lists, ...regexes, ...urls, ...networks, ...quantities, ...optionals, ...formatLibrary];
+/** Every function of Kubernetes' libraries, built once, on first use (src/cel/engine.ts says why). */
+export function kubernetesLibraries(): readonly CelFunc[] {
+  return libraries ??= buildLibraries();
+}
+
+function buildLibraries(): readonly CelFunc[] {
+  const { CelScalar, celFunc, celMethod, listType, mapType } = cel();
+  const { DYN, BOOL, STRING, INT, DOUBLE } = CelScalar;
+  const DYN_LIST = listType(DYN);
+
+  const lists: CelFunc[] = [
+    celMethod('isSorted', DYN_LIST, [], BOOL, function () {
+      const xs = items(this);
+      return xs.every((x, i) => i === 0 || compare(xs[i - 1], x) <= 0);
+    }),
+    celMethod('sum', DYN_LIST, [], DYN, function () {
+      const xs = items(this);
+      if (xs.length === 0) return 0n;
+      return xs.reduce((acc: unknown, x) => (typeof acc === 'bigint' && typeof x === 'bigint' ? acc + x : Number(acc) + Number(x))) as never;
+    }),
+    celMethod('min', DYN_LIST, [], DYN, function () {
+      const xs = items(this);
+      if (xs.length === 0) throw new Error('min called on empty list');
+      return xs.reduce((a, b) => (compare(b, a) < 0 ? b : a)) as never;
+    }),
+    celMethod('max', DYN_LIST, [], DYN, function () {
+      const xs = items(this);
+      if (xs.length === 0) throw new Error('max called on empty list');
+      return xs.reduce((a, b) => (compare(b, a) > 0 ? b : a)) as never;
+    }),
+    celMethod('indexOf', DYN_LIST, [DYN], INT, function (x) { return BigInt(items(this).findIndex((y) => equal(y, x))); }),
+    celMethod('lastIndexOf', DYN_LIST, [DYN], INT, function (x) {
+      const xs = items(this);
+      for (let i = xs.length - 1; i >= 0; i--) if (equal(xs[i], x)) return BigInt(i);
+      return -1n;
+    }),
+  ];
+
+  const regexes: CelFunc[] = [
+    celMethod('find', STRING, [STRING], STRING, function (pattern) { return regex(pattern).exec(this)?.[0] ?? ''; }),
+    celMethod('findAll', STRING, [STRING], listType(STRING), function (pattern) { return [...this.matchAll(regex(pattern))].map((m) => m[0]); }),
+    celMethod('findAll', STRING, [STRING, INT], listType(STRING), function (pattern, limit) {
+      const all = [...this.matchAll(regex(pattern))].map((m) => m[0]);
+      return limit < 0n ? all : all.slice(0, Number(limit));
+    }),
+  ];
+
+  const urls: CelFunc[] = [
+    celFunc('url', [STRING], STRING, (text) => { parseUrl(text); return text; }),
+    celFunc('isURL', [STRING], BOOL, (text) => { try { new URL(text); return true; } catch { return false; } }),
+    celMethod('getScheme', STRING, [], STRING, function () { return parseUrl(this).protocol.replace(/:$/, ''); }),
+    celMethod('getHost', STRING, [], STRING, function () { return parseUrl(this).host; }),
+    celMethod('getHostname', STRING, [], STRING, function () { return parseUrl(this).hostname.replace(/^\[|\]$/g, ''); }),
+    celMethod('getPort', STRING, [], STRING, function () { return parseUrl(this).port; }),
+    celMethod('getEscapedPath', STRING, [], STRING, function () { return parseUrl(this).pathname; }),
+    celMethod('getQuery', STRING, [], mapType(STRING, listType(STRING)), function () {
+      const out = new Map<string, string[]>();
+      for (const [k, v] of parseUrl(this).searchParams) out.set(k, [...(out.get(k) ?? []), v]);
+      return out as never;
+    }),
+  ];
+
+  const networks: CelFunc[] = [
+    celFunc('isIP', [STRING], BOOL, (text) => isIP(text) !== 0),
+    celFunc('ip', [STRING], STRING, (text) => { if (!isIP(text)) throw new Error(`IP Address ${JSON.stringify(text)} parse error during conversion from string`); return text; }),
+    celMethod('family', STRING, [], INT, function () { return BigInt(isIP(this)); }),
+    celMethod('isLoopback', STRING, [], BOOL, function () { return isIP(this) === 4 ? this.startsWith('127.') : ipBits(this) === 1n; }),
+    celFunc('isCIDR', [STRING], BOOL, (text) => { try { parseCidr(text); return true; } catch { return false; } }),
+    celFunc('cidr', [STRING], STRING, (text) => { parseCidr(text); return text; }),
+    celMethod('prefixLength', STRING, [], INT, function () { return BigInt(parseCidr(this).bits); }),
+    celMethod('containsIP', STRING, [STRING], BOOL, function (ip) {
+      const net = parseCidr(this);
+      if (isIP(ip) !== net.family) return false;
+      const width = BigInt(net.family === 4 ? 32 : 128);
+      const shift = width - BigInt(net.bits);
+      return ipBits(ip) >> shift === ipBits(net.address) >> shift;
+    }),
+  ];
+
+  const quantities: CelFunc[] = [
+    celFunc('isQuantity', [STRING], BOOL, (text) => quantityPattern.test(text)),
+    celFunc('quantity', [STRING], STRING, (text) => { quantityValue(text); return text; }),
+    celMethod('isGreaterThan', STRING, [STRING], BOOL, function (other) { return quantityValue(this) > quantityValue(other); }),
+    celMethod('isLessThan', STRING, [STRING], BOOL, function (other) { return quantityValue(this) < quantityValue(other); }),
+    celMethod('compareTo', STRING, [STRING], INT, function (other) { return BigInt(Math.sign(quantityValue(this) - quantityValue(other))); }),
+    celMethod('asApproximateFloat', STRING, [], DOUBLE, function () { return quantityValue(this); }),
+    celMethod('asInteger', STRING, [], INT, function () {
+      const v = quantityValue(this);
+      if (!Number.isSafeInteger(v)) throw new Error('cannot convert value to integer');
+      return BigInt(v);
+    }),
+    celMethod('sign', STRING, [], INT, function () { return BigInt(Math.sign(quantityValue(this))); }),
+  ];
+
+  const optionals: CelFunc[] = [
+    celMethod('hasValue', DYN, [], BOOL, function () { return optionalState(this)?.present ?? true; }),
+    celMethod('value', DYN, [], DYN, function () {
+      const state = optionalState(this);
+      if (state && !state.present) throw new Error('optional.none() dereference');
+      return (state ? state.value : this) as never;
+    }),
+    celMethod('orValue', DYN, [DYN], DYN, function (fallback) {
+      const state = optionalState(this);
+      return (state ? (state.present ? state.value : fallback) : this) as never;
+    }),
+  ];
+
+  return [...celExtensions().strings, ...lists, ...regexes, ...urls, ...networks, ...quantities, ...optionals, ...formatLibrary()];
+}

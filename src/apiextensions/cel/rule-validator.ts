@@ -8,7 +8,7 @@
  * the failure is reported and no further rule runs (apiextensions' validateExpressions). On update
  * with ratcheting, a failed rule without oldSelf is dropped where the value did not change.
  */
-import { isCelError } from '@bufbuild/cel';
+import { cel } from '../../cel/engine.js';
 import type { Structural } from '../../api/schema/structural.js';
 import type { Correlated } from '../../api/schema/correlation.js';
 import { jsonEqual } from '../../api/schema/value-validation.js';
@@ -146,7 +146,7 @@ export class RuleValidator {
       return;
     }
     const result = outcome.result;
-    if (isCelError(result)) {
+    if (cel().isCelError(result)) {
       const message = (result as Error).message.replace(/^field not found: /, 'no such key: ');
       const detail = message.startsWith('found no matching overload')
         ? `'no such overload': call arguments did not match a supported operator, function or macro signature for rule: ${ruleText(rule.rule)}`

@@ -5,7 +5,8 @@
  * evaluated on custom resources with `self` (and `oldSelf` on update) bound at the rule's node,
  * their runtime cost metered (runtime-cost.ts).
  */
-import { celEnv, CelScalar, parse, plan } from '@bufbuild/cel';
+import type { CelEnv } from '@bufbuild/cel';
+import { cel } from '../../cel/engine.js';
 import type { Structural, ValidationRule } from '../../api/schema/structural.js';
 import { fieldErrors, type FieldError } from '../../status/status-error.js';
 import { parseJsonPath, type PathSegment } from '../json-path.js';
@@ -15,7 +16,12 @@ import { formatFunctionNames } from './format-library.js';
 import { freeIdentifiers } from '../../cel/ast.js';
 import { instrument, meteredEnv } from './runtime-cost.js';
 
-const env = meteredEnv(celEnv({ funcs: [...kubernetesLibraries], variables: { self: CelScalar.DYN, oldSelf: CelScalar.DYN } }));
+let env: CelEnv | undefined;
+/** Rules' environment: Kubernetes' libraries, `self` and `oldSelf`, metered (built on the first rule). */
+function ruleEnv(): CelEnv {
+  const { celEnv, CelScalar } = cel();
+  return env ??= meteredEnv(celEnv({ funcs: [...kubernetesLibraries()], variables: { self: CelScalar.DYN, oldSelf: CelScalar.DYN } }));
+}
 const reasons = ['FieldValueDuplicate', 'FieldValueForbidden', 'FieldValueInvalid', 'FieldValueRequired'];
 const maxMessageLength = 2048;
 
@@ -40,7 +46,7 @@ class CompileError extends Error {}
 function compileExpression(text: string, what: string): { program: Program; ast: Expr; free: Set<string> } {
   let ast: Expr | undefined;
   try {
-    ast = parse(text).expr;
+    ast = cel().parse(text).expr;
   } catch (err) {
     throw new CompileError(`${what} failed: ERROR: ${(err as Error).message}`);
   }
@@ -51,9 +57,9 @@ function compileExpression(text: string, what: string): { program: Program; ast:
     if (name !== 'self' && name !== 'oldSelf') throw new CompileError(`${what} failed: ERROR: <input>:1:1: undeclared reference to '${name}' (in container '')`);
   }
   // planned from a parse of its own: the cost estimate reads `ast`, the metered plan a rewritten copy
-  const runtimeAst = parse(text).expr as Expr;
+  const runtimeAst = cel().parse(text).expr as Expr;
   const baseCost = instrument(runtimeAst, formatFunctionNames);
-  const run = plan(env, runtimeAst) as unknown as Program['run'];
+  const run = cel().plan(ruleEnv(), runtimeAst) as unknown as Program['run'];
   return { program: { run, baseCost }, ast, free };
 }
 

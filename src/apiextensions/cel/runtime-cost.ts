@@ -12,7 +12,8 @@
  * wrapped in a charging call). Operands skipped by `&&`, `||` and `?:` are charged all the same:
  * a slight overcount of cel-go's. Crossing the limit throws out of the evaluation at once.
  */
-import { isCelList, isCelMap, parse, type CelEnv } from '@bufbuild/cel';
+import type { CelEnv } from '@bufbuild/cel';
+import { cel } from '../../cel/engine.js';
 import type { CelExpr } from '../../cel/ast.js';
 import { formatOf } from './format-library.js';
 
@@ -41,19 +42,19 @@ function charge(n: number): void {
 function sizeOf(v: unknown): number {
   if (typeof v === 'string') return Buffer.byteLength(v);
   if (v instanceof Uint8Array) return v.length;
-  if (isCelList(v) || isCelMap(v)) return (v as { size: number }).size;
+  if (cel().isCelList(v) || cel().isCelMap(v)) return (v as { size: number }).size;
   return 1;
 }
 
 /** cel-go's traversalCost: the strings' characters (0.1 each) and the other scalars (1 each) of a value. */
 function traversalCost(v: unknown): number {
   if (typeof v === 'string' || v instanceof Uint8Array) return Math.floor(sizeOf(v) * stringTraversalFactor);
-  if (isCelList(v)) {
+  if (cel().isCelList(v)) {
     let cost = 0;
     for (const item of v as Iterable<unknown>) cost += traversalCost(item);
     return cost;
   }
-  if (isCelMap(v)) {
+  if (cel().isCelMap(v)) {
     let cost = 0;
     for (const [k, item] of v as Iterable<[unknown, unknown]>) cost += traversalCost(k) + traversalCost(item);
     return cost;
@@ -72,7 +73,7 @@ type CallCost = (args: readonly unknown[], result: unknown) => number;
 const callCosts: Record<string, CallCost> = {
   startsWith: (a) => traversal(sizeOf(a[1])),
   endsWith: (a) => traversal(sizeOf(a[1])),
-  '@in': (a) => (isCelList(a[1]) ? sizeOf(a[1]) : 1),
+  '@in': (a) => (cel().isCelList(a[1]) ? sizeOf(a[1]) : 1),
   '_==_': comparison, '_!=_': comparison, '_<_': comparison, '_<=_': comparison, '_>_': comparison, '_>=_': comparison,
   '_+_': (a) => (isText(a[0]) && isText(a[1]) ? traversal(sizeOf(a[0]) + sizeOf(a[1])) : 1),
   matches: regexCost, find: regexCost, findAll: regexCost,
@@ -172,7 +173,7 @@ export function instrument(e: CelExpr | undefined, qualified: ReadonlySet<string
 }
 
 function chargingCall(cost: number, condition: CelExpr): CelExpr {
-  const node = parse('charge(true)').expr as CelExpr;
+  const node = cel().parse('charge(true)').expr as CelExpr;
   if (node.exprKind.case !== 'callExpr') throw new Error('unexpected parse of a call');
   node.id = condition.id;
   node.exprKind.value.function = `${chargePrefix}${cost}`;

@@ -3,7 +3,7 @@
  * CEL int, which @bufbuild/cel represents as bigint; numbers as double; objects as Maps so that no
  * prototype member is ever a field), and an optional old value (`optionalOldSelf`).
  */
-import { isCelList, isCelMap } from '@bufbuild/cel';
+import { cel } from '../../cel/engine.js';
 import type { Structural } from '../../api/schema/structural.js';
 
 /** The key that marks a map as an optional value (oldSelf under optionalOldSelf). */
@@ -34,8 +34,8 @@ export function optionalOf(value: unknown): Map<string, unknown> {
 
 /** A CEL result as plain JavaScript (lists as arrays, maps as Maps). */
 export function plainOf(value: unknown): unknown {
-  if (isCelList(value)) return [...(value as Iterable<unknown>)].map(plainOf);
-  if (isCelMap(value)) {
+  if (cel().isCelList(value)) return [...(value as Iterable<unknown>)].map(plainOf);
+  if (cel().isCelMap(value)) {
     const out = new Map<unknown, unknown>();
     for (const [k, v] of value as Iterable<[unknown, unknown]>) out.set(plainOf(k), plainOf(v));
     return out;

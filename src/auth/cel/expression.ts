@@ -5,12 +5,15 @@
  * SubjectAccessReview v1 spec), as in Kubernetes' CEL environments. Expressions are parsed and
  * checked for undeclared names when the configuration loads; values are converted as Kubernetes does.
  */
-import { celEnv, isCelError, isCelList, isCelMap, parse, plan } from '@bufbuild/cel';
-import { strings } from '@bufbuild/cel/ext';
+import type { CelEnv } from '@bufbuild/cel';
+import { cel, celExtensions } from '../../cel/engine.js';
 import { freeIdentifiers, type CelExpr } from '../../cel/ast.js';
 import { CelEvalError } from './values.js';
 
-const env = celEnv({ funcs: strings });
+let env: CelEnv | undefined;
+function expressionEnv(): CelEnv {
+  return env ??= cel().celEnv({ funcs: celExtensions().strings });
+}
 
 export type CelVariable = 'claims' | 'user' | 'request';
 
@@ -47,14 +50,14 @@ export class CompiledExpression {
   private readonly program: (vars: Record<string, unknown>) => unknown;
 
   private constructor(readonly expression: string, private readonly variable: CelVariable, private readonly ast: AnyExpr) {
-    this.program = plan(env, ast) as (vars: Record<string, unknown>) => unknown;
+    this.program = cel().plan(expressionEnv(), ast) as (vars: Record<string, unknown>) => unknown;
   }
 
   /** Parses and checks an expression; CelCompileError with Kubernetes' wording on failure. */
   static compile(expression: string, variable: CelVariable): CompiledExpression {
     let ast: AnyExpr | undefined;
     try {
-      ast = parse(expression).expr;
+      ast = cel().parse(expression).expr;
     } catch (err) {
       throw new CelCompileError(`compilation failed: ERROR: ${(err as Error).message}`);
     }
@@ -75,14 +78,14 @@ export class CompiledExpression {
   /** The expression's value as plain JavaScript (lists as arrays, maps as Maps, ints as bigint). */
   evaluate(input: unknown): unknown {
     const result = this.program({ [this.variable]: input });
-    if (isCelError(result)) throw new CelEvalError((result as Error).message);
+    if (cel().isCelError(result)) throw new CelEvalError((result as Error).message);
     return plain(result);
   }
 }
 
 function plain(value: unknown): unknown {
-  if (isCelList(value)) return [...(value as Iterable<unknown>)].map(plain);
-  if (isCelMap(value)) {
+  if (cel().isCelList(value)) return [...(value as Iterable<unknown>)].map(plain);
+  if (cel().isCelMap(value)) {
     const out = new Map<unknown, unknown>();
     for (const [k, v] of value as Iterable<[unknown, unknown]>) out.set(plain(k), plain(v));
     return out;
