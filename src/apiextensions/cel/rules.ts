@@ -19,9 +19,11 @@ import { instrument, meteredEnv } from './runtime-cost.js';
 let env: CelEnv | undefined;
 /** Rules' environment: Kubernetes' libraries, `self` and `oldSelf`, metered (built on the first rule). */
 function ruleEnv(): CelEnv {
+  if (env) return env;
   const { celEnv, CelScalar } = cel();
-  return env ??= meteredEnv(celEnv({ funcs: [...kubernetesLibraries()], variables: { self: CelScalar.DYN, oldSelf: CelScalar.DYN } }));
+  return env = meteredEnv(celEnv({ funcs: [...kubernetesLibraries()], variables: { self: CelScalar.DYN, oldSelf: CelScalar.DYN } }));
 }
+
 const reasons = ['FieldValueDuplicate', 'FieldValueForbidden', 'FieldValueInvalid', 'FieldValueRequired'];
 const maxMessageLength = 2048;
 
