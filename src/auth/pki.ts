@@ -12,7 +12,6 @@ import type { IssueRequest, IssueResult, LeafSpec, PemPair } from "./certificate
 export interface PkiFiles { dir: string; caCert: string; caKey: string; servingCert: string; servingKey: string; adminCert: string; adminKey: string }
 export interface PkiMaterial { files: PkiFiles; caCertPem: string; servingCertPem: string; servingKeyPem: string; adminCertPem: string; adminKeyPem: string }
 
-
 /** Loads the PKI under `dir` (data-dir/pki), generating whatever is missing: a self-signed CA
  *  (CN "orch-ca"), a serving certificate signed by it with SANs = DNS localhost + os.hostname() +
  *  extra hostNames, IP 127.0.0.1 + ::1 + extra ipAddresses (CN "orch-apiserver", extKeyUsage serverAuth),
