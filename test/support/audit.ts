@@ -24,10 +24,15 @@ export function writePolicy(dir: string, yaml: string, name = 'policy.yaml'): st
   return path;
 }
 
-/** every JSON line of the file (none yet: []) */
+/**
+ * every complete JSON line of the file (none yet: []). A read can land in the middle of the
+ * server's write (Linux does not lock a file's reads against its writes): a last line without
+ * its newline is still being written, and is read on a later poll.
+ */
 export function readJsonLines(path: string): Obj[] {
   if (!existsSync(path)) return [];
-  return readFileSync(path, 'utf8').split('\n').filter((l) => l !== '').map((l) => JSON.parse(l) as Obj);
+  const text = readFileSync(path, 'utf8');
+  return text.slice(0, text.lastIndexOf('\n') + 1).split('\n').filter((l) => l !== '').map((l) => JSON.parse(l) as Obj);
 }
 
 /** Polls until `check` returns a value (backends may write after the response); fails naming `what`. */
