@@ -25,28 +25,19 @@ const CA_VALIDITY_MS = 10 * YEAR_MS;
 const LEAF_VALIDITY_MS = YEAR_MS;
 
 export async function issueCertificates(request: IssueRequest): Promise<IssueResult> {
-  const ca = request.ca ?? await generateCa();
+  // x509 loads tsyringe, which throws at import time unless the Reflect metadata API exists.
+  await import("reflect-metadata");
+  const x509 = await import("@peculiar/x509");
+  x509.cryptoProvider.set(webcrypto);
+  const ca = request.ca ?? await generateCa(x509);
   if (request.leaves.length === 0) return { ca, leaves: [] };
-  const signing = await importCa(ca, request.caKeyFile);
-  return { ca, leaves: await Promise.all(request.leaves.map((spec) => issueLeaf(signing, spec))) };
+  const signing = await importCa(x509, ca, request.caKeyFile);
+  return { ca, leaves: await Promise.all(request.leaves.map((spec) => issueLeaf(x509, signing, spec))) };
 }
 
-let x509Module: Promise<typeof X509> | undefined;
+type X509Library = typeof X509;
 
-/** Loaded on the first certificate issued (in the issuing worker, once per start at most). */
-function loadX509(): Promise<typeof X509> {
-  x509Module ??= (async () => {
-    // x509 loads tsyringe, which throws at import time unless the Reflect metadata API exists.
-    await import("reflect-metadata");
-    const x509 = await import("@peculiar/x509");
-    x509.cryptoProvider.set(webcrypto);
-    return x509;
-  })();
-  return x509Module;
-}
-
-async function generateCa(): Promise<PemPair> {
-  const x509 = await loadX509();
+async function generateCa(x509: X509Library): Promise<PemPair> {
   const keys = await webcrypto.subtle.generateKey(EC_KEY_ALGORITHM, true, ["sign", "verify"]);
   const notBefore = backdatedNow();
   const cert = await x509.X509CertificateGenerator.createSelfSigned({
@@ -64,8 +55,7 @@ async function generateCa(): Promise<PemPair> {
   return { certPem: cert.toString("pem") + "\n", keyPem: exportKeyPem(keys.privateKey) };
 }
 
-async function issueLeaf(ca: SigningCa, spec: LeafSpec): Promise<PemPair> {
-  const x509 = await loadX509();
+async function issueLeaf(x509: X509Library, ca: SigningCa, spec: LeafSpec): Promise<PemPair> {
   const keys = await webcrypto.subtle.generateKey(EC_KEY_ALGORITHM, true, ["sign", "verify"]);
   const caSki = ca.cert.getExtension(x509.SubjectKeyIdentifierExtension);
   const notBefore = backdatedNow();
@@ -91,8 +81,7 @@ async function issueLeaf(ca: SigningCa, spec: LeafSpec): Promise<PemPair> {
 }
 
 /** Turns the CA's PEM key into a WebCrypto signing key; accepts RSA and NIST EC keys so an existing (e.g. kubeadm) CA can be dropped in. */
-async function importCa(ca: PemPair, keyFile: string): Promise<SigningCa> {
-  const x509 = await loadX509();
+async function importCa(x509: X509Library, ca: PemPair, keyFile: string): Promise<SigningCa> {
   const key = createPrivateKey(ca.keyPem);
   const pkcs8 = key.export({ type: "pkcs8", format: "der" });
   let algorithm: webcrypto.RsaHashedImportParams | webcrypto.EcKeyImportParams;
