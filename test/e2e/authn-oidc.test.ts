@@ -142,6 +142,7 @@ describe('OIDC issuer, token webhook and authenticating proxy', () => {
     it('fetches the key set again for a token naming a key it has not seen', async () => {
       await issuer.addKey('k2', 'RS256', false);
       const rotated = await issuer.sign(claims({ sub: 'rotated' }), { kid: 'k2' });
+      await sleep(1100); // past the cool-down of the earlier tests' fetches, which would hold this refetch back
       const before = issuer.jwksFetches;
       expectStatus(await asToken(rotated), 401, 'unpublished key');
       assert.ok(issuer.jwksFetches > before, 'an unknown kid made the server refetch');
