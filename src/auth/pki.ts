@@ -6,8 +6,8 @@ import { isIP } from "node:net";
 import { hostname } from "node:os";
 import { dirname, join } from "node:path";
 import { Worker } from "node:worker_threads";
-import { dump } from "js-yaml";
 import type { IssueRequest, IssueResult, LeafSpec, PemPair } from "./certificate-issuer.js";
+import { jsYaml } from "../codec/libraries.js";
 
 export interface PkiFiles { dir: string; caCert: string; caKey: string; servingCert: string; servingKey: string; adminCert: string; adminKey: string }
 export interface PkiMaterial { files: PkiFiles; caCertPem: string; servingCertPem: string; servingKeyPem: string; adminCertPem: string; adminKeyPem: string }
@@ -98,7 +98,7 @@ export function writeKubeconfig(
   };
   mkdirSync(dirname(file), { recursive: true });
   // The file holds a cluster-admin private key.
-  writeAtomic(file, dump(config, { lineWidth: -1 }), 0o600);
+  writeAtomic(file, jsYaml().dump(config, { lineWidth: -1 }), 0o600);
 }
 
 /** Issues certificates in a worker thread of its own, which ends once they are out (certificate-issuer.ts says why). */

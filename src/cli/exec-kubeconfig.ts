@@ -1,7 +1,7 @@
 /** A kubeconfig whose user is the `orch-apiserver credential` exec plugin. */
 import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { dump } from 'js-yaml';
+import { jsYaml } from '../codec/libraries.js';
 
 export interface ExecKubeconfig {
   server: string;
@@ -35,6 +35,6 @@ export function writeExecKubeconfig(file: string, o: ExecKubeconfig): void {
   };
   mkdirSync(dirname(file), { recursive: true });
   const tmp = `${file}.tmp-${process.pid}`;
-  writeFileSync(tmp, dump(config, { lineWidth: -1 }), { mode: 0o600 });
+  writeFileSync(tmp, jsYaml().dump(config, { lineWidth: -1 }), { mode: 0o600 });
   renameSync(tmp, file);
 }

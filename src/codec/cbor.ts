@@ -3,17 +3,19 @@
  * starts with the self-described CBOR tag (55799: d9 d9 f7); maps have text keys; `bytes` fields
  * (base64 strings in JSON) are CBOR byte strings. The kind's schema says which fields are bytes.
  */
-import { Encoder } from 'cbor-x';
+import type { Encoder } from 'cbor-x';
 import { setOwn } from '../api/own-member.js';
 import type { Schema } from '../api/schema.js';
 import { CborError, decodeCborItem } from './cbor-decode.js';
+import { cborX } from './libraries.js';
 
 export { CborError } from './cbor-decode.js';
 
 export const selfDescribedTag = Buffer.from([0xd9, 0xd9, 0xf7]);
 
 // plain CBOR: no record extension, no typed-array tags
-const encoder = new Encoder({ useRecords: false, tagUint8Array: false, variableMapSize: true });
+let encoder: Encoder | undefined;
+const plainEncoder = (): Encoder => (encoder ??= new (cborX().Encoder)({ useRecords: false, tagUint8Array: false, variableMapSize: true }));
 
 
 /** JSON shape → CBOR shape: base64 `bytes` become byte strings. */
@@ -41,7 +43,7 @@ function toCborShape(schema: Schema | undefined, value: unknown): unknown {
 }
 
 export function encodeCbor(value: unknown, schema?: Schema): Buffer {
-  const body = encoder.encode(toCborShape(schema, value));
+  const body = plainEncoder().encode(toCborShape(schema, value));
   return Buffer.concat([selfDescribedTag, body]);
 }
 

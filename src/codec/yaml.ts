@@ -7,12 +7,12 @@
  * document is copied into a plain tree: an alias that contains itself is refused, and so is one
  * whose expansion would be much larger than the text (go-yaml's "excessive aliasing").
  */
-import * as yaml from 'js-yaml';
 import { setOwn } from '../api/own-member.js';
 import { maxNestingDepth } from './json.js';
+import { jsYaml } from './libraries.js';
 
 export function toYaml(value: unknown): string {
-  return yaml.dump(value, { sortKeys: true, seqNoIndent: true, quoteStyle: 'double', lineWidth: -1, noRefs: true });
+  return jsYaml().dump(value, { sortKeys: true, seqNoIndent: true, quoteStyle: 'double', lineWidth: -1, noRefs: true });
 }
 
 /** Expanded nodes a document may have beyond one per character of its text. */
@@ -45,6 +45,7 @@ export function fromYaml(text: string): unknown {
   let loaded: unknown;
   try {
     // js-yaml counts the collection being opened: one more than the nesting allowed
+    const yaml = jsYaml();
     loaded = yaml.load(text, { schema: yaml.JSON_SCHEMA, maxDepth: maxNestingDepth + 1 });
   } catch (err) {
     if ((err as Error).message.startsWith('nesting exceeded maxDepth')) throw new YamlLimitError(`yaml: exceeded max depth of ${maxNestingDepth}`);

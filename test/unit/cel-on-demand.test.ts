@@ -3,25 +3,12 @@
  * without rules validated and checked, load none of it; the first rule does, and works.
  */
 import assert from 'node:assert/strict';
-import { createRequire, register } from 'node:module';
 import { test } from 'node:test';
-import { MessageChannel } from 'node:worker_threads';
 import type { SchemaProblem, Structural } from '../../src/api/schema/structural.js';
+import { watchModuleLoads } from '../support/loaded-modules.js';
 
-// every module the server's imports resolve to (ESM, reported by a resolve hook), and what
-// `require` loaded (the engine's CommonJS build)
-const { port1, port2 } = new MessageChannel();
-const resolved: string[] = [];
-port1.on('message', (url: string) => resolved.push(url));
-port1.unref();
-const hook = 'let port; export function initialize(data) { port = data.port; } export async function resolve(specifier, context, next) { const r = await next(specifier, context); port.postMessage(r.url); return r; }';
-register(`data:text/javascript,${encodeURIComponent(hook)}`, { data: { port: port2 }, transferList: [port2] });
-
-async function celLoaded(): Promise<boolean> {
-  await new Promise((r) => setTimeout(r, 50)); // the hook's messages arrive asynchronously
-  const files = [...resolved, ...Object.keys(createRequire(import.meta.url).cache)];
-  return files.some((file) => file.includes('/@bufbuild/cel/'));
-}
+const modules = watchModuleLoads();
+const celLoaded = (): Promise<boolean> => modules.loaded('/@bufbuild/cel/');
 
 test('a server without CEL rules never loads the CEL engine; the first rule loads it', async () => {
   await import('../../src/apiserver.js');
@@ -29,7 +16,7 @@ test('a server without CEL rules never loads the CEL engine; the first rule load
   const { RuleValidator } = await import('../../src/apiextensions/cel/rule-validator.js');
   const { validateRules } = await import('../../src/apiextensions/cel/rules.js');
   const { formatFieldError } = await import('../../src/status/status-error.js');
-  assert.ok(resolved.some((url) => url.endsWith('/src/apiserver.js')), 'the resolve hook saw the server load');
+  assert.ok(modules.resolved.some((url) => url.endsWith('/src/apiserver.js')), 'the resolve hook saw the server load');
 
   const spec = (extra: Record<string, unknown>): Structural => {
     const problems: SchemaProblem[] = [];

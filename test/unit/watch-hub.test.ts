@@ -416,7 +416,7 @@ function eventsOf(frame: Frame, encoding: 'json' | 'protobuf'): string[] {
   const bytes = Buffer.from(frame as Uint8Array);
   const out: string[] = [];
   for (let at = 0; at < bytes.length; at += 4 + bytes.readUInt32BE(at)) {
-    const event = runtimeTypes.WatchEvent.decode(bytes.subarray(at + 4, at + 4 + bytes.readUInt32BE(at))) as unknown as { type: string; object: { raw: Uint8Array } };
+    const event = runtimeTypes().WatchEvent.decode(bytes.subarray(at + 4, at + 4 + bytes.readUInt32BE(at))) as unknown as { type: string; object: { raw: Uint8Array } };
     const { object } = decodeEnvelope(event.object.raw, serviceAccountKind.schema as Parameters<typeof decodeEnvelope>[1]);
     const metadata = object.metadata as KObject['metadata'];
     out.push(`${event.type} ${metadata.namespace}/${metadata.name} ${metadata.resourceVersion}`);

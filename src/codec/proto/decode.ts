@@ -8,12 +8,13 @@
  * a zero Time is null) and keeps nested messages, `{}` when empty, as Go writes a struct — so a
  * client's protobuf body and its JSON body decode to the same object. Unknown fields are skipped.
  */
-import protobuf from 'protobufjs';
+import type * as protobuf from 'protobufjs';
 import { setOwn } from '../../api/own-member.js';
 import type { Schema, StructSchema } from '../../api/schema.js';
 import { s } from '../../api/schema/builtin-structural.js';
 import { internalStructOf } from '../../api/schema/to-internal.js';
 import { parseJson } from '../json.js';
+import { protobufjs } from '../libraries.js';
 import { protobufMagic } from './encode.js';
 import { ProtobufError } from './errors.js';
 import { planOf } from './message-types.js';
@@ -291,7 +292,7 @@ function reading<T>(r: Reader, read: () => T): T {
 /** Decodes a message (without the envelope) into its JSON shape. */
 export function decodeMessage(bytes: Uint8Array, schema: StructSchema): Record<string, unknown> {
   const out: Record<string, unknown> = {};
-  const r = protobuf.Reader.create(toBuffer(bytes));
+  const r = protobufjs().Reader.create(toBuffer(bytes));
   reading(r, () => readFields(r, schema, '', out));
   return out;
 }
@@ -312,7 +313,7 @@ export function decodeEnvelope(body: Uint8Array, schema: StructSchema): { apiVer
     throw new ProtobufError('provided data does not appear to be a protobuf message, expected prefix [107 56 115 0]');
   }
   if (buf.length === protobufMagic.length) throw new ProtobufError('empty body');
-  const r = protobuf.Reader.create(buf);
+  const r = protobufjs().Reader.create(buf);
   r.pos = protobufMagic.length;
   return reading(r, () => {
     let typeMeta: { apiVersion?: string; kind?: string } = {};

@@ -8,8 +8,8 @@
  * protobufjs then writes the fields in field-number order, as gogo does: the bytes are
  * kube-apiserver's.
  */
-import protobuf from 'protobufjs';
 import type { Schema, StructSchema } from '../../api/schema.js';
+import { protobufjs } from '../libraries.js';
 import { ProtobufError } from './errors.js';
 import { planOf, runtimeTypes, type MessagePlan } from './message-types.js';
 import { microsOf, timeSeconds } from './time.js';
@@ -90,8 +90,8 @@ export function encodeMessage(value: Record<string, unknown>, schema: StructSche
 export function encodeEnvelope(object: Record<string, unknown>, schema: StructSchema, typeMeta: { apiVersion: string; kind: string }): Buffer {
   const plan = planOf(schema);
   const message = toMessage(object, plan);
-  const w = protobuf.Writer.create().fixed32(magicFixed32);
-  runtimeTypes.TypeMeta.encode({ apiVersion: typeMeta.apiVersion, kind: typeMeta.kind }, w.uint32(0x0a).fork()).ldelim();
+  const w = protobufjs().Writer.create().fixed32(magicFixed32);
+  runtimeTypes().TypeMeta.encode({ apiVersion: typeMeta.apiVersion, kind: typeMeta.kind }, w.uint32(0x0a).fork()).ldelim();
   plan.type.encode(message, w.uint32(0x12).fork()).ldelim();
   // contentEncoding and contentType: non-pointer strings, written empty
   return w.uint32(0x1a).uint32(0).uint32(0x22).uint32(0).finish() as Buffer;
@@ -103,7 +103,7 @@ export function encodeEnvelope(object: Record<string, unknown>, schema: StructSc
  * raw object is the enveloped object, encoded once per event and shared by every frame of it.
  */
 export function encodeWatchFrame(type: string, objectEnvelope: Uint8Array): Buffer {
-  const event = runtimeTypes.WatchEvent.encode({ type, object: { raw: objectEnvelope } }).finish();
+  const event = runtimeTypes().WatchEvent.encode({ type, object: { raw: objectEnvelope } }).finish();
   const frame = Buffer.allocUnsafe(4 + event.length);
   frame.writeUInt32BE(event.length, 0);
   frame.set(event, 4);

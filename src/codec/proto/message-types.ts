@@ -12,21 +12,29 @@
  *   - Time / MicroTime and FieldsV1 / RawExtension are runtime.proto's Time and RawExtension.
  */
 import { existsSync, readFileSync } from 'node:fs';
-import protobuf from 'protobufjs';
+import type * as protobuf from 'protobufjs';
 import type { Schema, StructSchema } from '../../api/schema.js';
+import { protobufjs } from '../libraries.js';
 import { ProtobufError } from './errors.js';
 
 // beside this module in dist/ (scripts/build.mjs copies it there, so a server runs from dist/
 // alone), else in the source tree (a bare `tsc -b` build)
 const besideModule = new URL('./runtime.proto', import.meta.url);
 const runtimeProto = readFileSync(existsSync(besideModule) ? besideModule : new URL('../../../../src/codec/proto/runtime.proto', import.meta.url), 'utf8');
-const runtimeRoot = protobuf.parse(runtimeProto, { keepCase: true }).root;
+const parseRuntimeProto = (): protobuf.Root => protobufjs().parse(runtimeProto, { keepCase: true }).root;
 
-export const runtimeTypes = {
-  Unknown: runtimeRoot.lookupType('orch.runtime.Unknown'),
-  TypeMeta: runtimeRoot.lookupType('orch.runtime.TypeMeta'),
-  WatchEvent: runtimeRoot.lookupType('orch.runtime.WatchEvent'),
-};
+interface RuntimeTypes { Unknown: protobuf.Type; TypeMeta: protobuf.Type; WatchEvent: protobuf.Type }
+let runtime: { root: protobuf.Root; types: RuntimeTypes } | undefined;
+
+/** runtime.proto's root, parsed (with protobufjs loaded) on the first protobuf body or event. */
+function runtimeRoot(): { root: protobuf.Root; types: RuntimeTypes } {
+  if (runtime) return runtime;
+  const root = parseRuntimeProto();
+  const types = { Unknown: root.lookupType('orch.runtime.Unknown'), TypeMeta: root.lookupType('orch.runtime.TypeMeta'), WatchEvent: root.lookupType('orch.runtime.WatchEvent') };
+  return (runtime = { root, types });
+}
+
+export const runtimeTypes = (): RuntimeTypes => runtimeRoot().types;
 
 export interface FieldPlan { name: string; number: number; schema: Schema }
 
@@ -40,13 +48,14 @@ export interface MessagePlan {
 
 /**
  * The message types of a set of kinds, in one protobufjs namespace. The codec keeps one for the
- * process (`messageTypes`); render.ts builds a fresh one to write kinds.proto.
+ * process (`planOf`'s); render.ts builds a fresh one to write kinds.proto.
  */
 export class MessageTypes {
   private readonly plans = new WeakMap<StructSchema, MessagePlan>();
   readonly namespace: protobuf.Namespace;
+  private readonly protobuf = protobufjs();
 
-  constructor(root: protobuf.Root = protobuf.parse(runtimeProto, { keepCase: true }).root) {
+  constructor(root: protobuf.Root = parseRuntimeProto()) {
     this.namespace = root.define('orch.kinds');
   }
 
@@ -55,7 +64,7 @@ export class MessageTypes {
     const known = this.plans.get(schema);
     if (known) return known;
     if (!schema.proto) throw new ProtobufError(`${schema.goName} has no protobuf field numbers`);
-    const type = new protobuf.Type(this.freshName(schema.goName));
+    const type = new this.protobuf.Type(this.freshName(schema.goName));
     const fields: FieldPlan[] = [];
     const byNumber: (FieldPlan | undefined)[] = [];
     for (const [name, number] of Object.entries(schema.proto)) {
@@ -90,9 +99,9 @@ export class MessageTypes {
   }
 
   private fieldOf(owner: protobuf.Type, name: string, number: number, schema: Schema): protobuf.Field {
-    if (schema.type === 'list') return new protobuf.Field(name, number, this.valueTypeName(owner, name, schema.items), 'repeated');
-    if (schema.type === 'map') return new protobuf.Field(name, number, this.entryTypeName(owner, name, schema.values), 'repeated');
-    return new protobuf.Field(name, number, this.valueTypeName(owner, name, schema), 'optional');
+    if (schema.type === 'list') return new this.protobuf.Field(name, number, this.valueTypeName(owner, name, schema.items), 'repeated');
+    if (schema.type === 'map') return new this.protobuf.Field(name, number, this.entryTypeName(owner, name, schema.values), 'repeated');
+    return new this.protobuf.Field(name, number, this.valueTypeName(owner, name, schema), 'optional');
   }
 
   /** The protobuf type of one value (a field's, a list item's, a map value's). */
@@ -106,8 +115,8 @@ export class MessageTypes {
       case 'any': return '.orch.runtime.RawExtension';
       case 'struct': return this.planOf(schema).type.fullName;
       case 'list': {
-        const items = new protobuf.Type(this.freshName(`${owner.name}_${name}Items`));
-        items.add(new protobuf.Field('items', 1, this.valueTypeName(items, 'items', schema.items), 'repeated'));
+        const items = new this.protobuf.Type(this.freshName(`${owner.name}_${name}Items`));
+        items.add(new this.protobuf.Field('items', 1, this.valueTypeName(items, 'items', schema.items), 'repeated'));
         this.namespace.add(items);
         return items.fullName;
       }
@@ -117,14 +126,14 @@ export class MessageTypes {
   }
 
   private entryTypeName(owner: protobuf.Type, name: string, values: Schema): string {
-    const entry = new protobuf.Type(this.freshName(`${owner.name}_${name}Entry`));
-    entry.add(new protobuf.Field('key', 1, 'string', 'optional'));
-    entry.add(new protobuf.Field('value', 2, this.valueTypeName(entry, 'value', values), 'optional'));
+    const entry = new this.protobuf.Type(this.freshName(`${owner.name}_${name}Entry`));
+    entry.add(new this.protobuf.Field('key', 1, 'string', 'optional'));
+    entry.add(new this.protobuf.Field('value', 2, this.valueTypeName(entry, 'value', values), 'optional'));
     this.namespace.add(entry);
     return entry.fullName;
   }
 }
 
 /** The process's message types: every codec call of every kind, built-in or registered later. */
-export const messageTypes = new MessageTypes(runtimeRoot);
-export const planOf = (schema: StructSchema): MessagePlan => messageTypes.planOf(schema);
+let messageTypes: MessageTypes | undefined;
+export const planOf = (schema: StructSchema): MessagePlan => (messageTypes ??= new MessageTypes(runtimeRoot().root)).planOf(schema);

@@ -11,7 +11,8 @@
  * hold) are left out: gnostic would refuse them, and kube-apiserver strips them from v2 beforehand.
  */
 import { existsSync, readFileSync } from 'node:fs';
-import protobuf from 'protobufjs';
+import type * as protobuf from 'protobufjs';
+import { protobufjs } from '../libraries.js';
 import { toYaml } from '../yaml.js';
 import { ProtobufError } from './errors.js';
 
@@ -22,6 +23,7 @@ function loadDocumentType(): protobuf.Type {
   // beside this module in dist/ (scripts/build.mjs copies it there), else in the source tree
   const besideModule = new URL('./openapi-v2.proto', import.meta.url);
   const protoText = readFileSync(existsSync(besideModule) ? besideModule : new URL('../../../../src/codec/proto/openapi-v2.proto', import.meta.url), 'utf8');
+  const protobuf = protobufjs();
   const root = new protobuf.Root();
   // the one import, google/protobuf/any.proto, is among protobufjs' bundled well-known types
   const any = protobuf.common.get('google/protobuf/any.proto');

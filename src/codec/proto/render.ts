@@ -5,7 +5,7 @@
  * the built-in kinds and compares the result with the checked-in file
  * (regenerate: `node scripts/render-kinds-proto.mjs`).
  */
-import protobuf from 'protobufjs';
+import type * as protobuf from 'protobufjs';
 import type { StructSchema } from '../../api/schema.js';
 import { MessageTypes } from './message-types.js';
 
