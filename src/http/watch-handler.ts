@@ -143,13 +143,15 @@ function* replayedItems(changes: readonly ObjectChange[], pathPrefix: string | u
  * a pooled watch, else on this thread (both shared across watchers, see WatchHub).
  */
 function framedBatches(items: Iterable<CatchUpItem>, spec: WatchPlan['spec'], hub: WatchHub): CatchUpBatches {
-  const it = items[Symbol.iterator]();
+  // let go once done: the iterator holds the table snapshot, whose nodes the live table has since
+  // copied away from, for as long as the watch lasts
+  let it: Iterator<CatchUpItem> | undefined = items[Symbol.iterator]();
   return (maxBytes, holder) => {
     const batch: CatchUpItem[] = [];
     // sized by the objects' JSON: close enough for every encoding to keep batches near a window
-    for (let bytes = 0; bytes < maxBytes;) {
+    for (let bytes = 0; it && bytes < maxBytes;) {
       const next = it.next();
-      if (next.done) break;
+      if (next.done) { it = undefined; break; }
       batch.push(next.value);
       bytes += next.value.stored.json.length;
     }
