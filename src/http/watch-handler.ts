@@ -26,12 +26,13 @@ import type { CatchUpItem, WatchHub } from '../watch/watch-hub.js';
 import type { WatchSpec } from '../watch/watcher.js';
 import type { Exchange } from './exchange.js';
 import type { OutputBudget } from './output-budget.js';
-import { hasRoom, room, writeSizes } from './body-writer.js';
+import { writeSizes } from './body-writer.js';
 import { PacedWatch, type CatchUpBatches, type PacedSink } from './paced-watch.js';
 import { convertingTransport } from './converting-watch.js';
 import { parseWatchQuery, type WatchQuery } from './query.js';
 import type { RequestInfo } from './request-info.js';
 import { errorFrame, initialEventsEndAnnotations } from './watch-encoding.js';
+import { HttpWatchSink, WebSocketWatchSink } from './watch-sinks.js';
 
 export interface WatchDeps {
   hub: WatchHub;
@@ -247,13 +248,6 @@ export async function runWatch(plan: WatchPlan, transport: WatchTransport, deps:
   });
 }
 
-/** The bytes of a batch, as the output budget counts them. */
-function batchBytes(frames: readonly Frame[]): number {
-  let bytes = 0;
-  for (const f of frames) bytes += f.length;
-  return bytes;
-}
-
 /** The chunked-HTTP transport (HTTP/1.1 chunked encoding, HTTP/2 data frames), written under the output budget. */
 export function httpTransport(ex: Exchange, contentType: string): WatchTransport {
   // both compatibility responses write alike; HTTP/2 buffers in its stream
@@ -263,31 +257,7 @@ export function httpTransport(ex: Exchange, contentType: string): WatchTransport
     open() {
       ex.writeHead(200, { 'content-type': contentType, 'cache-control': 'no-cache, private' });
       if (!stream) res.flushHeaders();
-      const outlet = ex.outlet;
-      const sizes = writeSizes(ex.options.output.options.perConnection);
-      return {
-        hasRoom: () => hasRoom(outlet, sizes),
-        room: () => room(outlet, sizes),
-        batchBytes: sizes.chunk,
-        hold: (bytes) => outlet.hold(bytes),
-        write: (frames, done) => {
-          const written = outlet.write(batchBytes(frames), (taken) => {
-            const last = frames.length - 1;
-            const callback = done ? () => { taken(); done(); } : taken;
-            if (last === 0) { res.write(frames[0], callback); return; }
-            // one write per batch, without concatenating the shared frames
-            const target = stream ?? res;
-            target.cork();
-            for (let i = 0; i < last; i++) res.write(frames[i]);
-            res.write(frames[last], callback);
-            process.nextTick(() => target.uncork());
-          });
-          if (!written) done?.();
-        },
-        bufferedBytes: () => outlet.pending,
-        end: () => { if (!outlet.closed && !res.writableEnded) res.end(); },
-        abort: () => outlet.cut('watch backlog'),
-      };
+      return new HttpWatchSink(ex.outlet, writeSizes(ex.options.output.options.perConnection), res, stream);
     },
     onClientGone(listener) {
       res.once('close', listener);
@@ -302,27 +272,7 @@ export function webSocketTransport(ws: WebSocket, output: OutputBudget, binary: 
     open: () => {
       const outlet = output.outlet(ws, () => ws.terminate());
       ws.once('close', () => outlet.release());
-      const sizes = writeSizes(output.options.perConnection);
-      return {
-        hasRoom: () => hasRoom(outlet, sizes),
-        room: () => room(outlet, sizes),
-        batchBytes: sizes.chunk,
-        // one event per message, as kube-apiserver sends them
-        eventPerFrame: true,
-        hold: (bytes) => outlet.hold(bytes),
-        write: (frames, done) => {
-          const written = outlet.write(batchBytes(frames), (taken) => {
-            const last = frames.length - 1;
-            // pooled JSON frames are bytes: a JSON watch still gets text messages
-            for (let i = 0; i < last; i++) ws.send(frames[i], { binary });
-            ws.send(frames[last], { binary }, done ? () => { taken(); done(); } : taken);
-          });
-          if (!written) done?.();
-        },
-        bufferedBytes: () => outlet.pending,
-        end: () => ws.close(1000),
-        abort: () => outlet.cut('watch backlog'),
-      };
+      return new WebSocketWatchSink(outlet, writeSizes(output.options.perConnection), ws, binary);
     },
     onClientGone(listener) {
       ws.once('close', listener);
