@@ -53,7 +53,7 @@ export interface MessagePlan {
 export class MessageTypes {
   private readonly plans = new WeakMap<StructSchema, MessagePlan>();
   readonly namespace: protobuf.Namespace;
-  private readonly protobuf = protobufjs();
+  private readonly library = protobufjs();
 
   constructor(root: protobuf.Root = parseRuntimeProto()) {
     this.namespace = root.define('orch.kinds');
@@ -64,7 +64,7 @@ export class MessageTypes {
     const known = this.plans.get(schema);
     if (known) return known;
     if (!schema.proto) throw new ProtobufError(`${schema.goName} has no protobuf field numbers`);
-    const type = new this.protobuf.Type(this.freshName(schema.goName));
+    const type = new this.library.Type(this.freshName(schema.goName));
     const fields: FieldPlan[] = [];
     const byNumber: (FieldPlan | undefined)[] = [];
     for (const [name, number] of Object.entries(schema.proto)) {
@@ -99,9 +99,9 @@ export class MessageTypes {
   }
 
   private fieldOf(owner: protobuf.Type, name: string, number: number, schema: Schema): protobuf.Field {
-    if (schema.type === 'list') return new this.protobuf.Field(name, number, this.valueTypeName(owner, name, schema.items), 'repeated');
-    if (schema.type === 'map') return new this.protobuf.Field(name, number, this.entryTypeName(owner, name, schema.values), 'repeated');
-    return new this.protobuf.Field(name, number, this.valueTypeName(owner, name, schema), 'optional');
+    if (schema.type === 'list') return new this.library.Field(name, number, this.valueTypeName(owner, name, schema.items), 'repeated');
+    if (schema.type === 'map') return new this.library.Field(name, number, this.entryTypeName(owner, name, schema.values), 'repeated');
+    return new this.library.Field(name, number, this.valueTypeName(owner, name, schema), 'optional');
   }
 
   /** The protobuf type of one value (a field's, a list item's, a map value's). */
@@ -115,8 +115,8 @@ export class MessageTypes {
       case 'any': return '.orch.runtime.RawExtension';
       case 'struct': return this.planOf(schema).type.fullName;
       case 'list': {
-        const items = new this.protobuf.Type(this.freshName(`${owner.name}_${name}Items`));
-        items.add(new this.protobuf.Field('items', 1, this.valueTypeName(items, 'items', schema.items), 'repeated'));
+        const items = new this.library.Type(this.freshName(`${owner.name}_${name}Items`));
+        items.add(new this.library.Field('items', 1, this.valueTypeName(items, 'items', schema.items), 'repeated'));
         this.namespace.add(items);
         return items.fullName;
       }
@@ -126,9 +126,9 @@ export class MessageTypes {
   }
 
   private entryTypeName(owner: protobuf.Type, name: string, values: Schema): string {
-    const entry = new this.protobuf.Type(this.freshName(`${owner.name}_${name}Entry`));
-    entry.add(new this.protobuf.Field('key', 1, 'string', 'optional'));
-    entry.add(new this.protobuf.Field('value', 2, this.valueTypeName(entry, 'value', values), 'optional'));
+    const entry = new this.library.Type(this.freshName(`${owner.name}_${name}Entry`));
+    entry.add(new this.library.Field('key', 1, 'string', 'optional'));
+    entry.add(new this.library.Field('value', 2, this.valueTypeName(entry, 'value', values), 'optional'));
     this.namespace.add(entry);
     return entry.fullName;
   }
