@@ -22,13 +22,37 @@ const newTable = (): Table => new BTree<string, StoredObject>(undefined, compare
 
 /** One stored object as the read model holds it: parsed once, serialized at most once. */
 export class StoredObject {
+  private parsed: Readonly<KObject> | undefined;
   private itemJsonCache: string | undefined;
   /** `json` may be given when the exact bytes are already known (the committed value) */
-  constructor(readonly object: Readonly<KObject>, readonly revision: number, private jsonCache?: string) {}
+  constructor(object: Readonly<KObject>, readonly revision: number, private jsonCache?: string) {
+    this.parsed = object;
+  }
+
+  /** the object version; parsed again from its JSON if the change log kept only that */
+  get object(): Readonly<KObject> {
+    return (this.parsed ??= JSON.parse(this.jsonCache as string) as KObject);
+  }
 
   /** the JSON every client of this object version receives, kind and apiVersion included */
   get json(): string {
-    return (this.jsonCache ??= JSON.stringify(this.object));
+    return (this.jsonCache ??= JSON.stringify(this.parsed));
+  }
+
+  /**
+   * Keeps this version as its JSON only: the change log's superseded versions are read again by
+   * catch-ups alone, and the parsed form was two thirds of their memory (docs/decisions.md).
+   */
+  keepJsonOnly(): void {
+    if (this.parsed === undefined) return;
+    this.jsonCache ??= JSON.stringify(this.parsed);
+    this.parsed = undefined;
+    this.itemJsonCache = undefined;
+  }
+
+  /** whether the parsed form is held (false once `keepJsonOnly` dropped it, until it is read again) */
+  get isParsed(): boolean {
+    return this.parsed !== undefined;
   }
 
   /**

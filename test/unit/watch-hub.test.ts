@@ -435,4 +435,28 @@ describe('ChangeLog', () => {
     assert.deepEqual(log.since(2, 'serviceaccounts'), [], 'the latest version is still a valid start');
     log.close();
   });
+
+  it('keeps the versions its changes superseded as JSON only once past the parsed window; a catch-up reads them back whole', () => {
+    const log = new ChangeLog(1, 60_000, 100_000, 1_000);
+    const a2 = new StoredObject(JSON.parse(sa('a', { v: '1' })), 2);
+    const a3 = new StoredObject(JSON.parse(sa('a', { v: '2' })), 3);
+    const b4 = new StoredObject(JSON.parse(sa('b')), 4);
+    const b5 = new StoredObject(JSON.parse(sa('b')), 5);
+    const before = [a2, b4, b5].map((o) => ({ object: structuredClone(o.object), json: o.json }));
+    const t = 1_000_000;
+    log.append([
+      { type: 'ADDED', revision: 2, resource: 'serviceaccounts', path: 'ns/a', object: a2 },
+      { type: 'MODIFIED', revision: 3, resource: 'serviceaccounts', path: 'ns/a', object: a3, previous: a2 },
+      { type: 'ADDED', revision: 4, resource: 'serviceaccounts', path: 'ns/b', object: b4 },
+      { type: 'DELETED', revision: 5, resource: 'serviceaccounts', path: 'ns/b', object: b5, previous: b4 },
+    ], t);
+    log.append([], t + 999);
+    assert.deepEqual([a2, a3, b4, b5].map((o) => o.isParsed), [true, true, true, true], 'within the window every version stays parsed');
+    log.append([], t + 1_000);
+    assert.deepEqual([a2, a3, b4, b5].map((o) => o.isParsed), [false, true, false, false], 'superseded and deleted versions keep JSON only; the current version stays parsed');
+    const replayed = log.since(1, 'serviceaccounts') ?? [];
+    assert.deepEqual(replayed.map((c) => c.previous?.object.metadata.labels ?? null), [null, { v: '1' }, null, null]);
+    assert.deepEqual([a2, b4, b5].map((o) => ({ object: o.object, json: o.json })), before, 'read again, each version is what was stored');
+    log.close();
+  });
 });
